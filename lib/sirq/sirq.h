@@ -1,0 +1,488 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+
+#ifndef SIRQ_H
+#define SIRQ_H
+
+/**
+ * @file
+ * libsirq: the Linux softirq machinery for user-space dataplanes.
+ *
+ * The engine declared here knows nothing about DPDK. Each CPU (a DPDK lcore
+ * in the binding) owns one struct sirq_cpu: a pending mask of up to 32
+ * vectors, the __do_softirq() loop with its restart and time limits, a
+ * deferred worker (the user-space ksoftirqd) and the overload policy that
+ * decides who runs pending work. Time, the worker wake-up and need_resched()
+ * come in through struct sirq_ops, so the engine runs on a fake clock in
+ * tests and under any I/O framework.
+ *
+ * Threads and roles, per CPU:
+ *  - the dispatcher calls sirq_irq_exit() after its "hardirq" polling; only
+ *    one thread may act as a CPU's dispatcher;
+ *  - the worker thread calls sirq_worker_run() whenever it is woken;
+ *  - any thread may call sirq_raise() and the tasklet scheduling calls.
+ * Handlers of one CPU never run concurrently: the dispatcher and the worker
+ * share an execution lock, and the dispatcher only ever tries it.
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Number of vectors per CPU; bit n of the pending mask is vector n. */
+#define SIRQ_MAX_VECTORS 32
+
+/**
+ * The kernel's vectors, in the kernel's bit order (lowest runs first).
+ * Vectors from SIRQ_NR_KERNEL_VECTORS up to SIRQ_MAX_VECTORS - 1 are free
+ * for applications. HI and TASKLET belong to the tasklet machinery.
+ */
+enum sirq_vector {
+	SIRQ_HI = 0,
+	SIRQ_TIMER,
+	SIRQ_NET_TX,
+	SIRQ_NET_RX,
+	SIRQ_BLOCK,
+	SIRQ_IRQ_POLL,
+	SIRQ_TASKLET,
+	SIRQ_SCHED,
+	SIRQ_HRTIMER,
+	SIRQ_RCU,
+	SIRQ_NR_KERNEL_VECTORS,
+};
+
+/** Bit of vector @p v in a pending or expedited mask. */
+#define SIRQ_BIT(v) (UINT32_C(1) << (v))
+
+/** The kernel's SOFTIRQ_NOW_MASK: vectors that never wait for the worker. */
+#define SIRQ_NOW_MASK_DEFAULT (SIRQ_BIT(SIRQ_HI) | SIRQ_BIT(SIRQ_TASKLET))
+
+/** Kernel defaults (kernel/softirq.c, net/core/dev.c, the Dec 2022 patches). */
+#define SIRQ_MAX_RESTART_DEFAULT 10
+#define SIRQ_MAX_TIME_NS_DEFAULT (2ULL * 1000 * 1000)		/**< MAX_SOFTIRQ_TIME */
+#define SIRQ_DEFER_WINDOW_NS_DEFAULT (2ULL * 1000 * 1000)	/**< SOFTIRQ_DEFER_TIME */
+#define SIRQ_OVERLOAD_WINDOW_NS_DEFAULT (100ULL * 1000 * 1000)	/**< SOFTIRQ_OVERLOAD_TIME */
+/** Stall threshold of the patch author's production tracker. */
+#define SIRQ_STALL_THRESHOLD_NS_DEFAULT (8ULL * 1000 * 1000)
+
+/** Who may run pending work while the worker is runnable. */
+enum sirq_policy_id {
+	/** Linux >= 6.5: the dispatcher always runs pending work. */
+	SIRQ_POLICY_MAINLINE = 0,
+	/** Linux 4.9 .. 6.4: a runnable worker gets everything not expedited. */
+	SIRQ_POLICY_KSOFTIRQD,
+	/** The Dec 2022 patches: the worker is respected only for a window. */
+	SIRQ_POLICY_KICINSKI,
+	/** PREEMPT_RT / threaded NAPI: all work runs in the worker. */
+	SIRQ_POLICY_THREADED,
+	SIRQ_POLICY_MAX,
+};
+
+/** Tunables of one CPU; sirq_params_default() gives the kernel's values. */
+struct sirq_params {
+	enum sirq_policy_id policy;	/**< overload policy */
+	unsigned int max_restart;	/**< MAX_SOFTIRQ_RESTART, >= 1 */
+	uint64_t max_time_ns;		/**< MAX_SOFTIRQ_TIME, > 0 */
+	uint64_t defer_window_ns;	/**< kicinski: window after need_resched */
+	uint64_t overload_window_ns;	/**< kicinski: window after exhaustion */
+	uint32_t expedited_mask;	/**< SOFTIRQ_NOW_MASK */
+	/** 0: exact clock; N: quantise time to 1/N s like jiffies at HZ=N. */
+	uint32_t tick_hz;
+	uint64_t stall_threshold_ns;	/**< raise-to-run latency counted as stall */
+};
+
+/**
+ * What the engine needs from its environment. All callbacks get @c ctx.
+ */
+struct sirq_ops {
+	/** Monotonic time in nanoseconds. Required; called from any thread. */
+	uint64_t (*clock_ns)(void *ctx);
+	/**
+	 * Make the worker thread call sirq_worker_run(). Called once per
+	 * transition of the worker from idle to runnable, from the thread
+	 * that woke it. Required unless the worker is never used.
+	 */
+	void (*wake_worker)(void *ctx);
+	/** Optional: does the application sharing this CPU want it now? */
+	bool (*need_resched)(void *ctx);
+	/**
+	 * Optional: sirq_raise() made the pending mask non-empty; a
+	 * dispatcher that sleeps should wake up and call sirq_irq_exit().
+	 */
+	void (*kick)(void *ctx);
+	void *ctx;			/**< argument of every callback */
+};
+
+/** Configuration of one CPU. */
+struct sirq_cpu_conf {
+	const char *name;		/**< for logs and reports; copied */
+	unsigned int id;		/**< caller's identity, e.g. lcore id */
+	struct sirq_params params;
+	struct sirq_ops ops;
+};
+
+struct sirq_cpu;
+
+/**
+ * A vector's handler: the kernel's softirq action.
+ *
+ * Runs with the CPU's execution lock held, never concurrently with another
+ * handler of the same CPU. It may raise vectors, including its own.
+ */
+typedef void (*sirq_handler_t)(struct sirq_cpu *cpu, void *arg);
+
+/** Where a handler ran. */
+enum sirq_ctx {
+	SIRQ_CTX_INLINE = 0,	/**< dispatcher, or sirq_bh_enable() */
+	SIRQ_CTX_WORKER,	/**< the deferred worker (sirqd) */
+	SIRQ_CTX_MAX,
+};
+
+/** Why one pass of the __do_softirq() loop ended. */
+enum sirq_exit {
+	SIRQ_EXIT_DRAINED = 0,	/**< nothing pending any more */
+	SIRQ_EXIT_RESTART,	/**< max_restart passes done */
+	SIRQ_EXIT_TIME,		/**< max_time used up */
+	SIRQ_EXIT_NEED_RESCHED,	/**< the application wanted the CPU */
+	SIRQ_EXIT_MAX,
+};
+
+/** Why the worker was woken. */
+enum sirq_wake {
+	SIRQ_WAKE_RESTART = 0,	/**< a pass hit max_restart */
+	SIRQ_WAKE_TIME,		/**< a pass hit max_time */
+	SIRQ_WAKE_NEED_RESCHED,	/**< a pass yielded to the application */
+	SIRQ_WAKE_HANDOFF,	/**< the policy hands all work to the worker */
+	SIRQ_WAKE_EXPLICIT,	/**< sirq_worker_wakeup() */
+	SIRQ_WAKE_MAX,
+};
+
+/** The deferral windows of the kicinski policy. */
+enum sirq_window {
+	SIRQ_WINDOW_DEFER = 0,	/**< after a need_resched deferral (2 ms) */
+	SIRQ_WINDOW_OVERLOAD,	/**< after time/restart exhaustion (100 ms) */
+	SIRQ_WINDOW_MAX,
+};
+
+/** State of the deferred worker, as the policy sees it. */
+enum sirq_worker_state {
+	SIRQ_WORKER_IDLE = 0,	/**< sleeping, nothing to do */
+	SIRQ_WORKER_RUNNABLE,	/**< woken and not yet idle again */
+	SIRQ_WORKER_PARKED,	/**< stopped; never woken, never respected */
+};
+
+/** What the dispatcher did in one sirq_irq_exit() call. */
+enum sirq_irq_exit_result {
+	SIRQ_IRQ_EXIT_IDLE = 0,	/**< nothing pending */
+	SIRQ_IRQ_EXIT_RAN,	/**< ran a pass inline */
+	SIRQ_IRQ_EXIT_DEFERRED,	/**< left the work to the worker */
+	SIRQ_IRQ_EXIT_BUSY,	/**< the worker holds the execution lock */
+	SIRQ_IRQ_EXIT_BH_DISABLED, /**< bottom halves disabled on this thread */
+};
+
+/** What the worker thread should do after sirq_worker_run(). */
+enum sirq_worker_status {
+	SIRQ_WORKER_SLEEP = 0,	/**< went idle: wait for the next wake-up */
+	SIRQ_WORKER_YIELD,	/**< work remains: yield (cond_resched), call again */
+	SIRQ_WORKER_BUSY,	/**< the dispatcher holds the lock: yield, call again */
+	SIRQ_WORKER_EXIT,	/**< parked: leave the thread loop */
+};
+
+/** log2 latency buckets: bucket b counts latencies in [2^b, 2^(b+1)) ns. */
+#define SIRQ_LAT_BUCKETS 40
+
+/** Raise-to-run latency of one vector. */
+struct sirq_latency {
+	uint64_t samples;		/**< runs with a known raise time */
+	uint64_t sum_ns;
+	uint64_t max_ns;
+	uint64_t stalls;		/**< samples >= stall_threshold_ns */
+	uint64_t hist[SIRQ_LAT_BUCKETS];	/**< last bucket is open-ended */
+};
+
+/** Counters of one CPU; a snapshot from sirq_stats_get(). */
+struct sirq_stats {
+	/** Handler runs per vector and context (like /proc/softirqs). */
+	uint64_t runs[SIRQ_MAX_VECTORS][SIRQ_CTX_MAX];
+	/** Time spent in handlers, per vector and context. */
+	uint64_t time_ns[SIRQ_MAX_VECTORS][SIRQ_CTX_MAX];
+	/** How each pass of the loop ended, per context. */
+	uint64_t pass_exit[SIRQ_EXIT_MAX][SIRQ_CTX_MAX];
+	/** Idle-to-runnable transitions of the worker, by reason. */
+	uint64_t wakeups[SIRQ_WAKE_MAX];
+	/** Deferral windows opened (kicinski), by kind. */
+	uint64_t windows_opened[SIRQ_WINDOW_MAX];
+	/** Windows that ended with the dispatcher taking the work back. */
+	uint64_t window_overrides;
+	/** Windows closed early because the worker drained and went idle. */
+	uint64_t windows_closed_idle;
+	/**
+	 * Dispatcher decisions that found a runnable worker whose window had
+	 * been closed by going idle while its deadline was still ahead: the
+	 * stale limit that would have deferred work without the close.
+	 */
+	uint64_t stale_windows_ignored;
+	/** sirq_irq_exit() calls that left pending work to the worker. */
+	uint64_t deferred_to_worker;
+	/** sirq_irq_exit() calls that found the worker holding the lock. */
+	uint64_t lock_busy;
+	/** Raise-to-run latency per vector. */
+	struct sirq_latency latency[SIRQ_MAX_VECTORS];
+};
+
+/**
+ * Fill @p p with the kernel's defaults and the build's default policy.
+ */
+void sirq_params_default(struct sirq_params *p);
+
+/**
+ * Check a parameter set.
+ *
+ * @return 0 if usable; -EINVAL otherwise (unknown policy, max_restart 0,
+ *   max_time 0, tick_hz above 1e9, stall threshold 0).
+ */
+int sirq_params_check(const struct sirq_params *p);
+
+/** Name of a policy ("mainline", ...), or NULL if @p id is unknown. */
+const char *sirq_policy_name(enum sirq_policy_id id);
+
+/**
+ * Policy by name.
+ *
+ * @return the policy id, or -EINVAL if @p name names no policy.
+ */
+int sirq_policy_from_name(const char *name);
+
+/** Name of a vector of @p cpu: the registered name, or the kernel's. */
+const char *sirq_vector_name(const struct sirq_cpu *cpu, unsigned int vec);
+
+/** Name of a pass exit reason, a wake-up reason, a window, a context. */
+const char *sirq_exit_name(enum sirq_exit e);
+const char *sirq_wake_name(enum sirq_wake w);
+const char *sirq_window_name(enum sirq_window w);
+const char *sirq_ctx_name(enum sirq_ctx c);
+
+/** Bytes needed for one struct sirq_cpu (for sirq_cpu_init()). */
+size_t sirq_cpu_memsize(void);
+
+/**
+ * Initialise a CPU in caller-provided memory, e.g. rte_zmalloc_socket()
+ * on the lcore's socket.
+ *
+ * @param mem  sirq_cpu_memsize() bytes, aligned to 64.
+ * @return the CPU, or NULL with errno EINVAL (bad params, missing
+ *   clock_ns, misaligned memory).
+ */
+struct sirq_cpu *sirq_cpu_init(void *mem, const struct sirq_cpu_conf *conf);
+
+/**
+ * Allocate and initialise a CPU.
+ *
+ * @return the CPU, or NULL with errno EINVAL or ENOMEM.
+ */
+struct sirq_cpu *sirq_cpu_create(const struct sirq_cpu_conf *conf);
+
+/** Free a CPU from sirq_cpu_create(). The worker must be parked. NULL is ok. */
+void sirq_cpu_free(struct sirq_cpu *cpu);
+
+/** The configuration given at init (name points into the CPU). */
+const struct sirq_cpu_conf *sirq_cpu_conf(const struct sirq_cpu *cpu);
+
+/**
+ * Change policy and parameters of a live CPU.
+ *
+ * Call from the dispatcher thread, or while no dispatcher runs. Open
+ * windows are closed.
+ *
+ * @return 0, or -EINVAL for bad parameters (nothing changed).
+ */
+int sirq_cpu_set_params(struct sirq_cpu *cpu, const struct sirq_params *p);
+
+/**
+ * Register the handler of a vector (the kernel's open_softirq()).
+ *
+ * Register before the dispatcher starts, or from the dispatcher thread.
+ *
+ * @param name  short name for reports (copied, truncated to 15 chars);
+ *   NULL keeps the kernel's name or "V<n>".
+ * @return 0; -EINVAL if @p vec >= SIRQ_MAX_VECTORS or @p handler is NULL;
+ *   -EBUSY for HI and TASKLET, which the tasklet machinery owns.
+ */
+int sirq_register(struct sirq_cpu *cpu, unsigned int vec,
+		  sirq_handler_t handler, void *arg, const char *name);
+
+/**
+ * Mark a vector pending (raise_softirq()). Safe from any thread.
+ *
+ * The time of the first raise since the vector last ran is kept for the
+ * raise-to-run latency. If the mask was empty, ops.kick is called.
+ *
+ * @return 0, or -EINVAL if @p vec has no handler (nothing is marked).
+ */
+int sirq_raise(struct sirq_cpu *cpu, unsigned int vec);
+
+/**
+ * Mark a vector pending without calling ops.kick (raise_softirq_irqoff()).
+ *
+ * For the dispatcher's own polling and for handlers, which run on a
+ * thread that looks at the pending mask anyway. Safe from any thread.
+ *
+ * @return 0, or -EINVAL if @p vec has no handler.
+ */
+int sirq_raise_irqoff(struct sirq_cpu *cpu, unsigned int vec);
+
+/** The pending mask now (a racy snapshot). */
+uint32_t sirq_pending(const struct sirq_cpu *cpu);
+
+/**
+ * Set or clear the application's need_resched flag. Any thread.
+ * ORed with ops.need_resched.
+ */
+void sirq_set_need_resched(struct sirq_cpu *cpu, bool want_cpu);
+
+/**
+ * The dispatcher's irq_exit(): run pending work as the policy says.
+ *
+ * Dispatcher thread only. Never blocks: if the worker holds the
+ * execution lock, returns SIRQ_IRQ_EXIT_BUSY and leaves the work pending.
+ * A pass that ends with work left wakes the worker with the reason.
+ */
+enum sirq_irq_exit_result sirq_irq_exit(struct sirq_cpu *cpu);
+
+/**
+ * One run of the worker thread (run_ksoftirqd()).
+ *
+ * Worker thread only. Runs one pass of the loop if work is pending, or
+ * marks the worker idle when nothing is. The return value tells the thread
+ * what to do next; no wake-up is lost between SIRQ_WORKER_SLEEP and the
+ * thread's sleep as long as ops.wake_worker leaves a token that the sleep
+ * consumes (an eventfd or futex counter).
+ */
+enum sirq_worker_status sirq_worker_run(struct sirq_cpu *cpu);
+
+/** Wake the worker if it is idle (SIRQ_WAKE_EXPLICIT). Any thread. */
+void sirq_worker_wakeup(struct sirq_cpu *cpu);
+
+/**
+ * Stop the worker: from now on it is never woken nor waited for, and its
+ * next sirq_worker_run() returns SIRQ_WORKER_EXIT. The caller then wakes
+ * the thread itself and joins it. Any thread.
+ */
+void sirq_worker_park(struct sirq_cpu *cpu);
+
+/** Undo sirq_worker_park() before starting a new worker thread. */
+void sirq_worker_unpark(struct sirq_cpu *cpu);
+
+/** The worker's state now. Any thread. */
+enum sirq_worker_state sirq_worker_state(const struct sirq_cpu *cpu);
+
+/**
+ * Disable bottom halves on @p cpu for the calling thread (local_bh_disable()).
+ *
+ * Handlers of @p cpu do not run until the matching sirq_bh_enable(). Nests;
+ * may be called from a handler of @p cpu. From another thread it waits
+ * until the running pass (at most max_time plus one handler) ends.
+ */
+void sirq_bh_disable(struct sirq_cpu *cpu);
+
+/**
+ * Re-enable bottom halves (local_bh_enable()). The outermost enable runs
+ * pending work through the same policy test as sirq_irq_exit().
+ *
+ * @return 0, or -EPERM if this thread has no matching sirq_bh_disable().
+ */
+int sirq_bh_enable(struct sirq_cpu *cpu);
+
+/**
+ * Copy the counters of @p cpu. Any thread; each counter is read
+ * atomically, the set as a whole is not a single snapshot.
+ */
+void sirq_stats_get(const struct sirq_cpu *cpu, struct sirq_stats *st);
+
+/** Zero the counters. Dispatcher thread, with the worker idle or parked. */
+void sirq_stats_reset(struct sirq_cpu *cpu);
+
+/**
+ * Latency percentile from a histogram, as the upper bound of the bucket
+ * that holds it (max_ns for the last one).
+ *
+ * @param q  quantile in [0, 1].
+ * @return nanoseconds; 0 if there are no samples.
+ */
+uint64_t sirq_latency_quantile(const struct sirq_latency *lat, double q);
+
+/*
+ * Tasklets (kernel/softirq.c): deferred functions on HI or TASKLET.
+ */
+
+struct sirq_tasklet;
+
+/** A tasklet's function. */
+typedef void (*sirq_tasklet_fn_t)(struct sirq_tasklet *t, void *arg);
+
+/**
+ * A tasklet. Initialise with sirq_tasklet_init(); fields are private.
+ */
+struct sirq_tasklet {
+	struct sirq_tasklet *next;	/**< private */
+	uint32_t state;			/**< private */
+	uint32_t disable_count;		/**< private */
+	sirq_tasklet_fn_t fn;		/**< private */
+	void *arg;			/**< private */
+};
+
+/** Prepare a tasklet. */
+void sirq_tasklet_init(struct sirq_tasklet *t, sirq_tasklet_fn_t fn,
+		       void *arg);
+
+/**
+ * Schedule @p t on @p cpu's TASKLET vector. Any thread.
+ *
+ * Scheduling an already scheduled tasklet does nothing; a tasklet that
+ * schedules itself while running runs once more. It never runs
+ * concurrently with itself, even when scheduled on several CPUs.
+ *
+ * @return true if this call scheduled it; false if it was already
+ *   scheduled or has been killed.
+ */
+bool sirq_tasklet_schedule(struct sirq_cpu *cpu, struct sirq_tasklet *t);
+
+/** As sirq_tasklet_schedule(), on the HI vector (tasklet_hi_schedule()). */
+bool sirq_tasklet_hi_schedule(struct sirq_cpu *cpu, struct sirq_tasklet *t);
+
+/**
+ * Disable a tasklet and wait until it is not running. Nests. While
+ * disabled it stays scheduled and runs after the matching enable.
+ * Must not be called from the tasklet itself.
+ */
+void sirq_tasklet_disable(struct sirq_tasklet *t);
+
+/** Disable without waiting (tasklet_disable_nosync()). */
+void sirq_tasklet_disable_nosync(struct sirq_tasklet *t);
+
+/**
+ * Undo one disable.
+ *
+ * @return 0, or -EINVAL if the tasklet was not disabled.
+ */
+int sirq_tasklet_enable(struct sirq_tasklet *t);
+
+/**
+ * Kill a tasklet: wait until it is neither scheduled nor running, then
+ * refuse further scheduling until sirq_tasklet_init(). Must not be called
+ * from a handler of a CPU that the tasklet is scheduled on, nor for a
+ * disabled tasklet that is scheduled (it would never run).
+ */
+void sirq_tasklet_kill(struct sirq_tasklet *t);
+
+/** Is the tasklet scheduled (waiting to run)? */
+bool sirq_tasklet_is_scheduled(const struct sirq_tasklet *t);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SIRQ_H */

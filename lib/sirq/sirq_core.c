@@ -1,0 +1,724 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+
+/*
+ * The softirq engine: pending mask, the __do_softirq() loop, the worker
+ * (ksoftirqd) state machine, bottom-half disabling, statistics.
+ *
+ * No DPDK here. Time, worker wake-ups and need_resched() come from
+ * struct sirq_ops, so that the same code runs on an lcore, on a fake clock
+ * in the unit tests and inside the simulator.
+ */
+
+#include <errno.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sirq_private.h"
+
+#ifndef SIRQ_DEFAULT_POLICY
+#define SIRQ_DEFAULT_POLICY SIRQ_POLICY_KICINSKI
+#endif
+
+#define NSEC_PER_SEC 1000000000ULL
+
+static const char *const kernel_vector_names[SIRQ_NR_KERNEL_VECTORS] = {
+	[SIRQ_HI] = "HI",
+	[SIRQ_TIMER] = "TIMER",
+	[SIRQ_NET_TX] = "NET_TX",
+	[SIRQ_NET_RX] = "NET_RX",
+	[SIRQ_BLOCK] = "BLOCK",
+	[SIRQ_IRQ_POLL] = "IRQ_POLL",
+	[SIRQ_TASKLET] = "TASKLET",
+	[SIRQ_SCHED] = "SCHED",
+	[SIRQ_HRTIMER] = "HRTIMER",
+	[SIRQ_RCU] = "RCU",
+};
+
+static const char *const exit_names[SIRQ_EXIT_MAX] = {
+	[SIRQ_EXIT_DRAINED] = "drained",
+	[SIRQ_EXIT_RESTART] = "restart_limit",
+	[SIRQ_EXIT_TIME] = "time_limit",
+	[SIRQ_EXIT_NEED_RESCHED] = "need_resched",
+};
+
+static const char *const wake_names[SIRQ_WAKE_MAX] = {
+	[SIRQ_WAKE_RESTART] = "restart_limit",
+	[SIRQ_WAKE_TIME] = "time_limit",
+	[SIRQ_WAKE_NEED_RESCHED] = "need_resched",
+	[SIRQ_WAKE_HANDOFF] = "handoff",
+	[SIRQ_WAKE_EXPLICIT] = "explicit",
+};
+
+static const char *const window_names[SIRQ_WINDOW_MAX] = {
+	[SIRQ_WINDOW_DEFER] = "defer",
+	[SIRQ_WINDOW_OVERLOAD] = "overload",
+};
+
+static const char *const ctx_names[SIRQ_CTX_MAX] = {
+	[SIRQ_CTX_INLINE] = "inline",
+	[SIRQ_CTX_WORKER] = "worker",
+};
+
+/* A unique address per thread: the execution lock's owner token. */
+static _Thread_local char thread_token;
+
+static inline uintptr_t
+self_token(void)
+{
+	return (uintptr_t)&thread_token;
+}
+
+const char *
+sirq_exit_name(enum sirq_exit e)
+{
+	return (unsigned int)e < SIRQ_EXIT_MAX ? exit_names[e] : NULL;
+}
+
+const char *
+sirq_wake_name(enum sirq_wake w)
+{
+	return (unsigned int)w < SIRQ_WAKE_MAX ? wake_names[w] : NULL;
+}
+
+const char *
+sirq_window_name(enum sirq_window w)
+{
+	return (unsigned int)w < SIRQ_WINDOW_MAX ? window_names[w] : NULL;
+}
+
+const char *
+sirq_ctx_name(enum sirq_ctx c)
+{
+	return (unsigned int)c < SIRQ_CTX_MAX ? ctx_names[c] : NULL;
+}
+
+const char *
+sirq_vector_name(const struct sirq_cpu *cpu, unsigned int vec)
+{
+	if (cpu == NULL || vec >= SIRQ_MAX_VECTORS)
+		return NULL;
+	return cpu->action[vec].name;
+}
+
+void
+sirq_params_default(struct sirq_params *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->policy = SIRQ_DEFAULT_POLICY;
+	p->max_restart = SIRQ_MAX_RESTART_DEFAULT;
+	p->max_time_ns = SIRQ_MAX_TIME_NS_DEFAULT;
+	p->defer_window_ns = SIRQ_DEFER_WINDOW_NS_DEFAULT;
+	p->overload_window_ns = SIRQ_OVERLOAD_WINDOW_NS_DEFAULT;
+	p->expedited_mask = SIRQ_NOW_MASK_DEFAULT;
+	p->tick_hz = 0;
+	p->stall_threshold_ns = SIRQ_STALL_THRESHOLD_NS_DEFAULT;
+}
+
+int
+sirq_params_check(const struct sirq_params *p)
+{
+	if (p == NULL)
+		return -EINVAL;
+	if ((unsigned int)p->policy >= SIRQ_POLICY_MAX)
+		return -EINVAL;
+	if (p->max_restart == 0 || p->max_time_ns == 0)
+		return -EINVAL;
+	if (p->tick_hz > NSEC_PER_SEC || p->stall_threshold_ns == 0)
+		return -EINVAL;
+	return 0;
+}
+
+/* Time as the loop sees it: exact, or rounded down to a tick (jiffies). */
+static inline uint64_t
+sirq_jiffies(const struct sirq_cpu *cpu, uint64_t now)
+{
+	if (sirq_likely(cpu->tick_ns == 0))
+		return now;
+	return now - now % cpu->tick_ns;
+}
+
+/* A duration as the loop sees it: msecs_to_jiffies() rounds up. */
+uint64_t
+sirq_span(const struct sirq_cpu *cpu, uint64_t ns)
+{
+	uint64_t t = cpu->tick_ns;
+
+	if (sirq_likely(t == 0))
+		return ns;
+	return (ns + t - 1) / t * t;
+}
+
+static inline uint64_t
+sirq_clock(const struct sirq_cpu *cpu)
+{
+	return cpu->ops.clock_ns(cpu->ops.ctx);
+}
+
+static void
+apply_params(struct sirq_cpu *cpu, const struct sirq_params *p)
+{
+	cpu->params = *p;
+	cpu->policy = sirq_policies[p->policy];
+	cpu->tick_ns = p->tick_hz ? NSEC_PER_SEC / p->tick_hz : 0;
+	cpu->window_end = 0;
+	cpu->stale_end = 0;
+}
+
+size_t
+sirq_cpu_memsize(void)
+{
+	return sizeof(struct sirq_cpu);
+}
+
+struct sirq_cpu *
+sirq_cpu_init(void *mem, const struct sirq_cpu_conf *conf)
+{
+	struct sirq_cpu *cpu = mem;
+	unsigned int v;
+
+	if (mem == NULL || conf == NULL || conf->ops.clock_ns == NULL ||
+	    ((uintptr_t)mem % SIRQ_CACHE_LINE) != 0 ||
+	    sirq_params_check(&conf->params) != 0) {
+		errno = EINVAL;
+		return NULL;
+	}
+
+	memset(cpu, 0, sizeof(*cpu));
+	cpu->conf = *conf;
+	if (conf->name != NULL)
+		snprintf(cpu->name, sizeof(cpu->name), "%s", conf->name);
+	else
+		snprintf(cpu->name, sizeof(cpu->name), "cpu%u", conf->id);
+	cpu->conf.name = cpu->name;
+	cpu->ops = conf->ops;
+	apply_params(cpu, &conf->params);
+
+	for (v = 0; v < SIRQ_MAX_VECTORS; v++) {
+		if (v < SIRQ_NR_KERNEL_VECTORS)
+			snprintf(cpu->action[v].name, SIRQ_NAME_LEN, "%s",
+				 kernel_vector_names[v]);
+		else
+			snprintf(cpu->action[v].name, SIRQ_NAME_LEN, "V%u", v);
+	}
+	cpu->action[SIRQ_HI].handler = sirq_tasklet_action;
+	cpu->action[SIRQ_HI].arg = (void *)(uintptr_t)SIRQ_TASKLET_LIST_HI;
+	cpu->action[SIRQ_TASKLET].handler = sirq_tasklet_action;
+	cpu->action[SIRQ_TASKLET].arg =
+		(void *)(uintptr_t)SIRQ_TASKLET_LIST_NORMAL;
+
+	/* Without a way to wake it there is no worker: never wait for one. */
+	cpu->worker_state = cpu->ops.wake_worker != NULL ?
+		SIRQ_WORKER_IDLE : SIRQ_WORKER_PARKED;
+	return cpu;
+}
+
+struct sirq_cpu *
+sirq_cpu_create(const struct sirq_cpu_conf *conf)
+{
+	void *mem = NULL;
+	struct sirq_cpu *cpu;
+
+	if (posix_memalign(&mem, SIRQ_CACHE_LINE, sizeof(struct sirq_cpu)) != 0) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	cpu = sirq_cpu_init(mem, conf);
+	if (cpu == NULL)
+		free(mem);
+	return cpu;
+}
+
+void
+sirq_cpu_free(struct sirq_cpu *cpu)
+{
+	free(cpu);
+}
+
+const struct sirq_cpu_conf *
+sirq_cpu_conf(const struct sirq_cpu *cpu)
+{
+	return &cpu->conf;
+}
+
+/*
+ * The execution lock. Only the dispatcher's path uses the try variant
+ * alone; other threads (bh_disable, parameter changes) wait politely,
+ * since whoever holds it finishes within one pass.
+ */
+static inline bool
+exec_trylock(struct sirq_cpu *cpu)
+{
+	uintptr_t unlocked = 0;
+
+	return __atomic_compare_exchange_n(&cpu->lock_owner, &unlocked,
+					   self_token(), false,
+					   __ATOMIC_ACQUIRE, __ATOMIC_RELAXED);
+}
+
+static void
+exec_lock(struct sirq_cpu *cpu)
+{
+	while (!exec_trylock(cpu))
+		sched_yield();
+}
+
+static inline void
+exec_unlock(struct sirq_cpu *cpu)
+{
+	__atomic_store_n(&cpu->lock_owner, 0, __ATOMIC_RELEASE);
+}
+
+static inline bool
+exec_lock_is_mine(const struct sirq_cpu *cpu)
+{
+	return __atomic_load_n(&cpu->lock_owner, __ATOMIC_RELAXED) ==
+		self_token();
+}
+
+int
+sirq_cpu_set_params(struct sirq_cpu *cpu, const struct sirq_params *p)
+{
+	bool mine;
+
+	if (sirq_params_check(p) != 0)
+		return -EINVAL;
+	mine = exec_lock_is_mine(cpu);
+	if (!mine)
+		exec_lock(cpu);
+	apply_params(cpu, p);
+	cpu->conf.params = *p;
+	if (!mine)
+		exec_unlock(cpu);
+	return 0;
+}
+
+int
+sirq_register(struct sirq_cpu *cpu, unsigned int vec, sirq_handler_t handler,
+	      void *arg, const char *name)
+{
+	struct sirq_action *a;
+
+	if (cpu == NULL || vec >= SIRQ_MAX_VECTORS || handler == NULL)
+		return -EINVAL;
+	if (vec == SIRQ_HI || vec == SIRQ_TASKLET)
+		return -EBUSY;
+
+	a = &cpu->action[vec];
+	a->arg = arg;
+	if (name != NULL)
+		snprintf(a->name, SIRQ_NAME_LEN, "%s", name);
+	__atomic_store_n(&a->handler, handler, __ATOMIC_RELEASE);
+	return 0;
+}
+
+static inline int
+mark_pending(struct sirq_cpu *cpu, unsigned int vec, bool kick)
+{
+	uint32_t bit, old;
+
+	if (sirq_unlikely(vec >= SIRQ_MAX_VECTORS ||
+			  __atomic_load_n(&cpu->action[vec].handler,
+					  __ATOMIC_RELAXED) == NULL))
+		return -EINVAL;
+
+	/*
+	 * Stamp before marking, so that whoever runs the vector for this
+	 * raise finds the stamp; only the first raise since the last run
+	 * stamps, which is what the latency is measured from.
+	 */
+	if (__atomic_load_n(&cpu->raise_ns[vec], __ATOMIC_RELAXED) == 0) {
+		uint64_t none = 0;
+
+		__atomic_compare_exchange_n(&cpu->raise_ns[vec], &none,
+					    sirq_clock(cpu), false,
+					    __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+	}
+
+	bit = SIRQ_BIT(vec);
+	old = __atomic_fetch_or(&cpu->pending, bit, __ATOMIC_SEQ_CST);
+	if (kick && old == 0 && cpu->ops.kick != NULL)
+		cpu->ops.kick(cpu->ops.ctx);
+	return 0;
+}
+
+int
+sirq_raise(struct sirq_cpu *cpu, unsigned int vec)
+{
+	return mark_pending(cpu, vec, true);
+}
+
+int
+sirq_raise_irqoff(struct sirq_cpu *cpu, unsigned int vec)
+{
+	return mark_pending(cpu, vec, false);
+}
+
+uint32_t
+sirq_pending(const struct sirq_cpu *cpu)
+{
+	return __atomic_load_n(&cpu->pending, __ATOMIC_RELAXED);
+}
+
+void
+sirq_set_need_resched(struct sirq_cpu *cpu, bool want_cpu)
+{
+	__atomic_store_n(&cpu->need_resched, want_cpu ? 1 : 0,
+			 __ATOMIC_RELAXED);
+}
+
+static inline bool
+need_resched(const struct sirq_cpu *cpu)
+{
+	if (__atomic_load_n(&cpu->need_resched, __ATOMIC_RELAXED))
+		return true;
+	return cpu->ops.need_resched != NULL &&
+		cpu->ops.need_resched(cpu->ops.ctx);
+}
+
+/* wakeup_softirqd(): only an idle worker is woken, once. */
+static void
+wakeup_worker(struct sirq_cpu *cpu, enum sirq_wake why)
+{
+	uint32_t idle = SIRQ_WORKER_IDLE;
+
+	if (!__atomic_compare_exchange_n(&cpu->worker_state, &idle,
+					 SIRQ_WORKER_RUNNABLE, false,
+					 __ATOMIC_SEQ_CST, __ATOMIC_RELAXED))
+		return;
+	sirq_stat_add_atomic(&cpu->stats.wakeups[why], 1);
+	cpu->ops.wake_worker(cpu->ops.ctx);
+}
+
+void
+sirq_worker_wakeup(struct sirq_cpu *cpu)
+{
+	wakeup_worker(cpu, SIRQ_WAKE_EXPLICIT);
+}
+
+void
+sirq_window_open(struct sirq_cpu *cpu, enum sirq_window kind, uint64_t now_j)
+{
+	uint64_t len = kind == SIRQ_WINDOW_DEFER ?
+		cpu->params.defer_window_ns : cpu->params.overload_window_ns;
+
+	cpu->window_end = now_j + sirq_span(cpu, len);
+	cpu->stale_end = 0;
+	sirq_stat_add(&cpu->stats.windows_opened[kind], 1);
+}
+
+static void
+record_latency(struct sirq_cpu *cpu, unsigned int vec, uint64_t ns)
+{
+	struct sirq_latency *lat = &cpu->stats.latency[vec];
+	unsigned int b = ns < 2 ? 0 : 63 - (unsigned int)__builtin_clzll(ns);
+
+	if (b >= SIRQ_LAT_BUCKETS)
+		b = SIRQ_LAT_BUCKETS - 1;
+	sirq_stat_add(&lat->samples, 1);
+	sirq_stat_add(&lat->sum_ns, ns);
+	sirq_stat_add(&lat->hist[b], 1);
+	if (ns > lat->max_ns)
+		__atomic_store_n(&lat->max_ns, ns, __ATOMIC_RELAXED);
+	if (ns >= cpu->params.stall_threshold_ns)
+		sirq_stat_add(&lat->stalls, 1);
+}
+
+/* Run one vector's handler at @start; returns the time it finished. */
+static inline uint64_t
+run_action(struct sirq_cpu *cpu, unsigned int vec, enum sirq_ctx ctx,
+	   uint64_t start)
+{
+	struct sirq_action *a = &cpu->action[vec];
+	uint64_t raised, end;
+
+	raised = __atomic_load_n(&cpu->raise_ns[vec], __ATOMIC_RELAXED);
+	if (raised != 0) {
+		raised = __atomic_exchange_n(&cpu->raise_ns[vec], 0,
+					     __ATOMIC_RELAXED);
+		if (raised != 0)
+			record_latency(cpu, vec,
+				       start > raised ? start - raised : 0);
+	}
+
+	a->handler(cpu, a->arg);
+
+	end = sirq_clock(cpu);
+	sirq_stat_add(&cpu->stats.runs[vec][ctx], 1);
+	sirq_stat_add(&cpu->stats.time_ns[vec][ctx], end - start);
+	return end;
+}
+
+static const enum sirq_wake wake_for_exit[SIRQ_EXIT_MAX] = {
+	[SIRQ_EXIT_RESTART] = SIRQ_WAKE_RESTART,
+	[SIRQ_EXIT_TIME] = SIRQ_WAKE_TIME,
+	[SIRQ_EXIT_NEED_RESCHED] = SIRQ_WAKE_NEED_RESCHED,
+};
+
+/*
+ * __do_softirq(): snapshot and clear pending, run the set bits lowest
+ * first, look again; restart while there is time, nobody wants the CPU
+ * and restarts are left. Work still pending at the end goes to the worker,
+ * with the reason. Called with the execution lock held.
+ */
+static enum sirq_exit
+do_softirq(struct sirq_cpu *cpu, enum sirq_ctx ctx)
+{
+	uint64_t now = sirq_clock(cpu);
+	uint64_t end = sirq_jiffies(cpu, now) +
+		sirq_span(cpu, cpu->params.max_time_ns);
+	unsigned int max_restart = cpu->params.max_restart;
+	enum sirq_exit why;
+	uint32_t pending;
+
+	cpu->lock_depth++;
+	pending = __atomic_exchange_n(&cpu->pending, 0, __ATOMIC_ACQUIRE);
+	for (;;) {
+		while (pending != 0) {
+			unsigned int vec = (unsigned int)__builtin_ctz(pending);
+
+			pending &= pending - 1;
+			now = run_action(cpu, vec, ctx, now);
+		}
+
+		pending = __atomic_load_n(&cpu->pending, __ATOMIC_ACQUIRE);
+		if (pending == 0) {
+			why = SIRQ_EXIT_DRAINED;
+			break;
+		}
+		if (sirq_jiffies(cpu, now) >= end) {
+			why = SIRQ_EXIT_TIME;
+			break;
+		}
+		if (need_resched(cpu) &&
+		    cpu->policy->need_resched_yields(cpu, pending)) {
+			why = SIRQ_EXIT_NEED_RESCHED;
+			break;
+		}
+		if (--max_restart == 0) {
+			why = SIRQ_EXIT_RESTART;
+			break;
+		}
+		pending = __atomic_exchange_n(&cpu->pending, 0,
+					      __ATOMIC_ACQUIRE);
+	}
+	cpu->lock_depth--;
+
+	sirq_stat_add(&cpu->stats.pass_exit[why][ctx], 1);
+	if (why != SIRQ_EXIT_DRAINED) {
+		if (cpu->policy->work_left != NULL)
+			cpu->policy->work_left(cpu, why,
+					       sirq_jiffies(cpu, now));
+		wakeup_worker(cpu, wake_for_exit[why]);
+	}
+	return why;
+}
+
+/*
+ * invoke_softirq()/do_softirq(): with the lock held, either leave the
+ * work to the worker as the policy says, or run a pass here.
+ */
+static enum sirq_irq_exit_result
+run_or_defer(struct sirq_cpu *cpu, uint32_t pending)
+{
+	uint64_t now_j = sirq_jiffies(cpu, sirq_clock(cpu));
+
+	if (cpu->policy->worker_should_handle(cpu, pending, now_j)) {
+		/* threaded: the worker may still be asleep. */
+		wakeup_worker(cpu, SIRQ_WAKE_HANDOFF);
+		return SIRQ_IRQ_EXIT_DEFERRED;
+	}
+	do_softirq(cpu, SIRQ_CTX_INLINE);
+	return SIRQ_IRQ_EXIT_RAN;
+}
+
+enum sirq_irq_exit_result
+sirq_irq_exit(struct sirq_cpu *cpu)
+{
+	enum sirq_irq_exit_result res;
+	uint32_t pending;
+
+	pending = __atomic_load_n(&cpu->pending, __ATOMIC_RELAXED);
+	if (sirq_likely(pending == 0))
+		return SIRQ_IRQ_EXIT_IDLE;
+
+	if (sirq_unlikely(exec_lock_is_mine(cpu)))
+		return SIRQ_IRQ_EXIT_BH_DISABLED;
+	if (!exec_trylock(cpu)) {
+		sirq_stat_add(&cpu->stats.lock_busy, 1);
+		return SIRQ_IRQ_EXIT_BUSY;
+	}
+	res = run_or_defer(cpu, pending);
+	if (res == SIRQ_IRQ_EXIT_DEFERRED)
+		sirq_stat_add(&cpu->stats.deferred_to_worker, 1);
+	exec_unlock(cpu);
+	return res;
+}
+
+/* The worker found nothing to do: close its window, go idle. */
+static enum sirq_worker_status
+worker_go_idle(struct sirq_cpu *cpu)
+{
+	uint32_t runnable = SIRQ_WORKER_RUNNABLE;
+
+	if (!__atomic_compare_exchange_n(&cpu->worker_state, &runnable,
+					 SIRQ_WORKER_IDLE, false,
+					 __ATOMIC_SEQ_CST, __ATOMIC_RELAXED))
+		return SIRQ_WORKER_EXIT;	/* parked meanwhile */
+
+	/*
+	 * A drained worker must not keep deferring the dispatcher: the
+	 * limit was about a worker that had work (the stale-limit remark
+	 * in the review of the patches).
+	 */
+	if (cpu->window_end != 0) {
+		uint64_t now_j = sirq_jiffies(cpu, sirq_clock(cpu));
+
+		if (now_j < cpu->window_end) {
+			cpu->stale_end = cpu->window_end;
+			sirq_stat_add(&cpu->stats.windows_closed_idle, 1);
+		}
+		cpu->window_end = 0;
+	}
+
+	/* Pairs with the dispatcher's raise-then-look: nobody sleeps on work. */
+	if (__atomic_load_n(&cpu->pending, __ATOMIC_SEQ_CST) != 0) {
+		uint32_t idle = SIRQ_WORKER_IDLE;
+
+		if (__atomic_compare_exchange_n(&cpu->worker_state, &idle,
+						SIRQ_WORKER_RUNNABLE, false,
+						__ATOMIC_SEQ_CST,
+						__ATOMIC_RELAXED))
+			return SIRQ_WORKER_YIELD;
+	}
+	return SIRQ_WORKER_SLEEP;
+}
+
+enum sirq_worker_status
+sirq_worker_run(struct sirq_cpu *cpu)
+{
+	enum sirq_worker_status st;
+	uint32_t state;
+
+	state = __atomic_load_n(&cpu->worker_state, __ATOMIC_ACQUIRE);
+	if (state == SIRQ_WORKER_PARKED)
+		return SIRQ_WORKER_EXIT;
+	if (state == SIRQ_WORKER_IDLE &&
+	    !__atomic_compare_exchange_n(&cpu->worker_state, &state,
+					 SIRQ_WORKER_RUNNABLE, false,
+					 __ATOMIC_SEQ_CST, __ATOMIC_RELAXED) &&
+	    state == SIRQ_WORKER_PARKED)
+		return SIRQ_WORKER_EXIT;
+
+	if (!exec_trylock(cpu))
+		return SIRQ_WORKER_BUSY;
+	if (__atomic_load_n(&cpu->pending, __ATOMIC_ACQUIRE) == 0) {
+		st = worker_go_idle(cpu);
+	} else {
+		do_softirq(cpu, SIRQ_CTX_WORKER);
+		st = SIRQ_WORKER_YIELD;
+	}
+	exec_unlock(cpu);
+	return st;
+}
+
+void
+sirq_worker_park(struct sirq_cpu *cpu)
+{
+	__atomic_store_n(&cpu->worker_state, SIRQ_WORKER_PARKED,
+			 __ATOMIC_SEQ_CST);
+}
+
+void
+sirq_worker_unpark(struct sirq_cpu *cpu)
+{
+	uint32_t parked = SIRQ_WORKER_PARKED;
+
+	if (cpu->ops.wake_worker == NULL)
+		return;
+	__atomic_compare_exchange_n(&cpu->worker_state, &parked,
+				    SIRQ_WORKER_IDLE, false,
+				    __ATOMIC_SEQ_CST, __ATOMIC_RELAXED);
+}
+
+enum sirq_worker_state
+sirq_worker_state(const struct sirq_cpu *cpu)
+{
+	return __atomic_load_n(&cpu->worker_state, __ATOMIC_ACQUIRE);
+}
+
+void
+sirq_bh_disable(struct sirq_cpu *cpu)
+{
+	if (!exec_lock_is_mine(cpu))
+		exec_lock(cpu);
+	cpu->lock_depth++;
+}
+
+int
+sirq_bh_enable(struct sirq_cpu *cpu)
+{
+	uint32_t pending;
+
+	if (!exec_lock_is_mine(cpu) || cpu->lock_depth == 0)
+		return -EPERM;
+	if (--cpu->lock_depth > 0)
+		return 0;
+
+	/* Outermost enable outside any pass: the kernel's do_softirq(). */
+	pending = __atomic_load_n(&cpu->pending, __ATOMIC_ACQUIRE);
+	if (pending != 0)
+		run_or_defer(cpu, pending);
+	exec_unlock(cpu);
+	return 0;
+}
+
+void
+sirq_stats_get(const struct sirq_cpu *cpu, struct sirq_stats *st)
+{
+	const uint64_t *src = (const uint64_t *)&cpu->stats;
+	uint64_t *dst = (uint64_t *)st;
+	size_t i;
+
+	for (i = 0; i < sizeof(*st) / sizeof(uint64_t); i++)
+		dst[i] = sirq_load(&src[i]);
+}
+
+void
+sirq_stats_reset(struct sirq_cpu *cpu)
+{
+	uint64_t *c = (uint64_t *)&cpu->stats;
+	size_t i;
+
+	for (i = 0; i < sizeof(cpu->stats) / sizeof(uint64_t); i++)
+		__atomic_store_n(&c[i], 0, __ATOMIC_RELAXED);
+}
+
+uint64_t
+sirq_latency_quantile(const struct sirq_latency *lat, double q)
+{
+	uint64_t rank, seen = 0;
+	unsigned int b;
+
+	if (lat->samples == 0)
+		return 0;
+	if (q < 0)
+		q = 0;
+	if (q > 1)
+		q = 1;
+	rank = (uint64_t)(q * (double)lat->samples + 0.5);
+	if (rank == 0)
+		rank = 1;
+	for (b = 0; b < SIRQ_LAT_BUCKETS; b++) {
+		seen += lat->hist[b];
+		if (seen >= rank) {
+			uint64_t upper = b + 1 < 64 ? (2ULL << b) - 1 : UINT64_MAX;
+
+			if (b == SIRQ_LAT_BUCKETS - 1 || upper > lat->max_ns)
+				return lat->max_ns;
+			return upper;
+		}
+	}
+	return lat->max_ns;
+}

@@ -1,0 +1,167 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+
+/*
+ * The overload policies: who runs pending work while the worker (sirqd,
+ * the kernel's ksoftirqd) is runnable. Each is the decision of one kernel
+ * version; adding a policy means adding one struct here.
+ */
+
+#include <errno.h>
+#include <string.h>
+
+#include "sirq_private.h"
+
+static bool
+need_resched_always_yields(const struct sirq_cpu *cpu, uint32_t pending)
+{
+	(void)cpu;
+	(void)pending;
+	return true;
+}
+
+/*
+ * Linux >= 6.5. d15121be7485 reverted "Let ksoftirqd do its job": the
+ * dispatcher always runs pending work, the worker only gets what is left
+ * after the restart and time limits.
+ */
+static bool
+mainline_should_handle(struct sirq_cpu *cpu, uint32_t pending, uint64_t now_j)
+{
+	(void)cpu;
+	(void)pending;
+	(void)now_j;
+	return false;
+}
+
+/*
+ * Linux 4.9 .. 6.4, 4cd13c21b207 "softirq: Let ksoftirqd do its job":
+ * while the worker is runnable, it handles everything unless an expedited
+ * vector is pending, in which case the whole loop runs here (the kernel
+ * does not split the mask).
+ */
+static bool
+ksoftirqd_should_handle(struct sirq_cpu *cpu, uint32_t pending, uint64_t now_j)
+{
+	(void)now_j;
+	if (pending & cpu->params.expedited_mask)
+		return false;
+	return sirq_worker_runnable(cpu);
+}
+
+/*
+ * The Dec 2022 patches: as ksoftirqd, but a runnable worker is respected
+ * only until the window opened by the last deferral ends (2 ms after a
+ * need_resched deferral, 100 ms after exhaustion). A worker that the
+ * scheduler does not run can then stall the queues for at most that long.
+ */
+static bool
+kicinski_should_handle(struct sirq_cpu *cpu, uint32_t pending, uint64_t now_j)
+{
+	if (pending & cpu->params.expedited_mask)
+		return false;
+	if (!sirq_worker_runnable(cpu))
+		return false;
+
+	if (cpu->window_end == 0) {
+		/*
+		 * The worker went idle since the last window and was woken
+		 * for something else: the old limit no longer describes it.
+		 */
+		if (now_j < cpu->stale_end)
+			sirq_stat_add(&cpu->stats.stale_windows_ignored, 1);
+		return false;
+	}
+	if (now_j < cpu->window_end)
+		return true;
+
+	/* The window is over: take the work back, once per window. */
+	cpu->window_end = 0;
+	sirq_stat_add(&cpu->stats.window_overrides, 1);
+	return false;
+}
+
+/*
+ * Patch 3: HI and TASKLET would be run right away by the next irq_exit()
+ * anyway, so yielding to need_resched() while only they are pending just
+ * adds a worker wake-up.
+ */
+static bool
+kicinski_need_resched_yields(const struct sirq_cpu *cpu, uint32_t pending)
+{
+	return (pending & ~cpu->params.expedited_mask) != 0;
+}
+
+static void
+kicinski_work_left(struct sirq_cpu *cpu, enum sirq_exit why, uint64_t now_j)
+{
+	sirq_window_open(cpu, why == SIRQ_EXIT_NEED_RESCHED ?
+			 SIRQ_WINDOW_DEFER : SIRQ_WINDOW_OVERLOAD, now_j);
+}
+
+/*
+ * PREEMPT_RT and threaded NAPI: the dispatcher only notices and raises;
+ * every handler runs in the worker. A parked worker (or none at all)
+ * leaves the dispatcher to do it, as the kernel migrates the work of a
+ * CPU going down.
+ */
+static bool
+threaded_should_handle(struct sirq_cpu *cpu, uint32_t pending, uint64_t now_j)
+{
+	(void)pending;
+	(void)now_j;
+	return __atomic_load_n(&cpu->worker_state, __ATOMIC_ACQUIRE) !=
+		SIRQ_WORKER_PARKED;
+}
+
+static const struct sirq_policy policy_mainline = {
+	.name = "mainline",
+	.worker_should_handle = mainline_should_handle,
+	.need_resched_yields = need_resched_always_yields,
+};
+
+static const struct sirq_policy policy_ksoftirqd = {
+	.name = "ksoftirqd",
+	.worker_should_handle = ksoftirqd_should_handle,
+	.need_resched_yields = need_resched_always_yields,
+};
+
+static const struct sirq_policy policy_kicinski = {
+	.name = "kicinski",
+	.worker_should_handle = kicinski_should_handle,
+	.need_resched_yields = kicinski_need_resched_yields,
+	.work_left = kicinski_work_left,
+};
+
+static const struct sirq_policy policy_threaded = {
+	.name = "threaded",
+	.worker_should_handle = threaded_should_handle,
+	.need_resched_yields = need_resched_always_yields,
+};
+
+const struct sirq_policy *const sirq_policies[SIRQ_POLICY_MAX] = {
+	[SIRQ_POLICY_MAINLINE] = &policy_mainline,
+	[SIRQ_POLICY_KSOFTIRQD] = &policy_ksoftirqd,
+	[SIRQ_POLICY_KICINSKI] = &policy_kicinski,
+	[SIRQ_POLICY_THREADED] = &policy_threaded,
+};
+
+const char *
+sirq_policy_name(enum sirq_policy_id id)
+{
+	if ((unsigned int)id >= SIRQ_POLICY_MAX)
+		return NULL;
+	return sirq_policies[id]->name;
+}
+
+int
+sirq_policy_from_name(const char *name)
+{
+	unsigned int i;
+
+	if (name == NULL)
+		return -EINVAL;
+	for (i = 0; i < SIRQ_POLICY_MAX; i++)
+		if (strcmp(name, sirq_policies[i]->name) == 0)
+			return (int)i;
+	return -EINVAL;
+}

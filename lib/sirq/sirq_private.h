@@ -1,0 +1,133 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+
+#ifndef SIRQ_PRIVATE_H
+#define SIRQ_PRIVATE_H
+
+/*
+ * Internal to libsirq: the per-CPU state and the policy interface.
+ * Not installed.
+ */
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "sirq.h"
+
+#define SIRQ_CACHE_LINE 64
+#define SIRQ_NAME_LEN 16
+#define SIRQ_CPU_NAME_LEN 32
+
+#define sirq_likely(x) __builtin_expect(!!(x), 1)
+#define sirq_unlikely(x) __builtin_expect(!!(x), 0)
+
+/* Tasklet lists: index 0 feeds HI, index 1 feeds TASKLET. */
+enum sirq_tasklet_list {
+	SIRQ_TASKLET_LIST_HI = 0,
+	SIRQ_TASKLET_LIST_NORMAL,
+	SIRQ_TASKLET_LIST_MAX,
+};
+
+struct sirq_action {
+	sirq_handler_t handler;
+	void *arg;
+	char name[SIRQ_NAME_LEN];
+};
+
+/*
+ * One CPU. Data is CPU local, as in kernel/softirq.c: the first cache line
+ * is what raisers on other threads touch; everything after it is owned by
+ * the holder of the execution lock (dispatcher or worker), except the
+ * worker state and the wake-up counters, which are atomics.
+ */
+struct sirq_cpu {
+	/* Written by any raising thread. */
+	uint32_t pending;
+	uint32_t need_resched;
+	uint32_t worker_state;			/* enum sirq_worker_state */
+	struct sirq_tasklet *tasklets[SIRQ_TASKLET_LIST_MAX];
+
+	/* First raise since the vector last ran; 0 = none recorded. */
+	uint64_t raise_ns[SIRQ_MAX_VECTORS] __attribute__((aligned(SIRQ_CACHE_LINE)));
+
+	/* Execution lock: token of the owning thread, 0 when free. */
+	uintptr_t lock_owner __attribute__((aligned(SIRQ_CACHE_LINE)));
+	/* bh_disable nesting plus one while a pass is being served. */
+	unsigned int lock_depth;
+
+	/* kicinski's overload_limit; 0 = no window open. */
+	uint64_t window_end;
+	/* Deadline of a window closed by the worker going idle. */
+	uint64_t stale_end;
+
+	const struct sirq_policy *policy;
+	uint64_t tick_ns;			/* 0 = exact time */
+	struct sirq_params params;
+	struct sirq_ops ops;
+
+	struct sirq_action action[SIRQ_MAX_VECTORS];
+
+	struct sirq_cpu_conf conf;
+	char name[SIRQ_CPU_NAME_LEN];
+
+	struct sirq_stats stats __attribute__((aligned(SIRQ_CACHE_LINE)));
+} __attribute__((aligned(SIRQ_CACHE_LINE)));
+
+/*
+ * An overload policy: data plus the decisions that differ between the
+ * kernel versions. Every callback runs with the execution lock held.
+ */
+struct sirq_policy {
+	const char *name;
+	/*
+	 * ksoftirqd_should_handle(): leave @pending to the worker instead of
+	 * running it here? @now_j is the quantised time.
+	 */
+	bool (*worker_should_handle)(struct sirq_cpu *cpu, uint32_t pending,
+				     uint64_t now_j);
+	/* May need_resched() end a pass that still has @pending? */
+	bool (*need_resched_yields)(const struct sirq_cpu *cpu,
+				    uint32_t pending);
+	/* Optional: a pass ended with work left, for @why, at @now_j. */
+	void (*work_left)(struct sirq_cpu *cpu, enum sirq_exit why,
+			  uint64_t now_j);
+};
+
+extern const struct sirq_policy *const sirq_policies[SIRQ_POLICY_MAX];
+
+/* Helpers shared by the engine's files. */
+
+static inline uint64_t
+sirq_load(const uint64_t *p)
+{
+	return __atomic_load_n(p, __ATOMIC_RELAXED);
+}
+
+/* Counter with one writer at a time (the lock holder, or the dispatcher). */
+static inline void
+sirq_stat_add(uint64_t *c, uint64_t n)
+{
+	__atomic_store_n(c, __atomic_load_n(c, __ATOMIC_RELAXED) + n,
+			 __ATOMIC_RELAXED);
+}
+
+/* Counter with concurrent writers. */
+static inline void
+sirq_stat_add_atomic(uint64_t *c, uint64_t n)
+{
+	__atomic_fetch_add(c, n, __ATOMIC_RELAXED);
+}
+
+static inline bool
+sirq_worker_runnable(const struct sirq_cpu *cpu)
+{
+	return __atomic_load_n(&cpu->worker_state, __ATOMIC_ACQUIRE) ==
+		SIRQ_WORKER_RUNNABLE;
+}
+
+void sirq_window_open(struct sirq_cpu *cpu, enum sirq_window kind,
+		      uint64_t now_j);
+uint64_t sirq_span(const struct sirq_cpu *cpu, uint64_t ns);
+
+void sirq_tasklet_action(struct sirq_cpu *cpu, void *arg);
+
+#endif /* SIRQ_PRIVATE_H */
