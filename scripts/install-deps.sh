@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Install what libsirq needs to build, test and run on Debian 12, as root.
+# Skips apt entirely when everything is already there.
+set -euo pipefail
+
+PKGS=(
+	gcc
+	clang
+	meson
+	ninja-build
+	pkg-config
+	python3
+	python3-pyelftools
+	libcriterion-dev
+	dpdk
+	dpdk-dev
+	libdpdk-dev
+	libnuma-dev
+	libpcap-dev
+	liblwip-dev
+	iproute2
+)
+
+missing=()
+for p in "${PKGS[@]}"; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
+		missing+=("$p")
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+	echo "install-deps: all ${#PKGS[@]} packages present"
+	exit 0
+fi
+
+if [ "$(id -u)" -ne 0 ]; then
+	echo "install-deps: missing ${missing[*]}; run as root to install them" >&2
+	exit 1
+fi
+
+echo "install-deps: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends "${missing[@]}"

@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# Install dependencies, build with -Werror, run every test; then build the
+# engine under ASan+UBSan and run the unit tests again. Prints one summary
+# line "N passed, N failed" at the end; exit status 0 only if all passed.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+./scripts/install-deps.sh
+
+# A sanitizer report is a failure, not a warning.
+export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0
+
+jobs=$(nproc)
+summary() {
+	# Count meson's per-test results from its JSON log.
+	python3 - "$1" <<'PY'
+import json, sys
+ok = bad = 0
+with open(sys.argv[1]) as f:
+	for line in f:
+		r = json.loads(line)["result"]
+		if r in ("OK", "EXPECTEDFAIL", "SKIP"):
+			ok += 1
+		else:
+			bad += 1
+print(ok, bad)
+PY
+}
+
+run_suite() {	# name builddir meson-setup-args... -- meson-test-args...
+	local name=$1 dir=$2
+	shift 2
+	local setup=() tests=()
+	while [ $# -gt 0 ] && [ "$1" != "--" ]; do setup+=("$1"); shift; done
+	[ $# -gt 0 ] && shift
+	tests=("$@")
+
+	echo "== $name: configure $dir ${setup[*]}"
+	if [ -d "$dir" ]; then
+		meson setup --reconfigure "$dir" "${setup[@]}" >/dev/null
+	else
+		meson setup "$dir" "${setup[@]}" >/dev/null
+	fi
+	echo "== $name: build"
+	ninja -C "$dir" -j "$jobs"
+	echo "== $name: test ${tests[*]}"
+	local rc=0
+	meson test -C "$dir" --print-errorlogs --num-processes "$jobs" "${tests[@]}" || rc=$?
+	read -r ok bad < <(summary "$dir/meson-logs/testlog.json")
+	echo "== $name: $ok passed, $bad failed"
+	passed=$((passed + ok))
+	failed=$((failed + bad))
+	[ "$rc" -eq 0 ] || failed=$((failed > 0 ? failed : 1))
+}
+
+passed=0
+failed=0
+
+run_suite werror build-ci -Dwerror=true -Dbuildtype=debugoptimized --
+run_suite sanitize build-asan -Dwerror=true -Dbuildtype=debug \
+	-Db_sanitize=address,undefined -Db_lundef=false -Dapps=false -Dtools=false \
+	-- --suite unit
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]

@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Install the build into a scratch prefix, then build and run a consumer
+# with nothing but `pkg-config --cflags --libs libsirq`, shared and static.
+set -euo pipefail
+
+build=$1
+src=$(cd "$(dirname "$0")" && pwd)
+dest=$(mktemp -d)
+trap 'rm -rf "$dest"' EXIT
+
+meson install -C "$build" --destdir "$dest" --no-rebuild --quiet
+prefix=$(meson introspect "$build" --buildoptions |
+	python3 -c 'import json,sys; print(next(o["value"] for o in json.load(sys.stdin) if o["name"]=="prefix"))')
+pcdir=$(dirname "$(find "$dest$prefix" -name libsirq.pc | head -1)")
+[ -f "$pcdir/libsirq.pc" ] || { echo "libsirq.pc not installed" >&2; exit 1; }
+export PKG_CONFIG_PATH=$pcdir
+export PKG_CONFIG_SYSROOT_DIR=$dest
+cc=${CC:-cc}
+
+echo "pkg-config: $(pkg-config --cflags --libs libsirq)"
+# shellcheck disable=SC2046
+$cc -Wall -Wextra -Werror -o "$dest/consumer" "$src/consumer.c" \
+	$(pkg-config --cflags --libs libsirq)
+LD_LIBRARY_PATH=$(dirname "$(find "$dest$prefix" -name 'libsirq.so' | head -1)") "$dest/consumer"
+
+# The same program against the static archive, via --static's flags.
+static_libs=$(pkg-config --libs --static libsirq |
+	sed 's/-lsirq/-Wl,-Bstatic -lsirq -Wl,-Bdynamic/')
+# shellcheck disable=SC2086
+$cc -Wall -Wextra -Werror -o "$dest/consumer-static" "$src/consumer.c" \
+	$(pkg-config --cflags libsirq) $static_libs
+"$dest/consumer-static"
+
+# Exactly the symbols of the version map are exported.
+diff -u <(grep -oE '^[[:space:]]+sirq_[a-z_]+;' "$src/../../lib/sirq/version.map" |
+		tr -d ' \t;' | sort) \
+	<(nm -D --defined-only "$(find "$dest$prefix" -name 'libsirq.so.*.*' | head -1)" |
+		awk '$2 == "T" { sub(/@.*/, "", $3); print $3 }' | sort)
+echo "install: ok"
