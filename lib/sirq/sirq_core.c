@@ -329,10 +329,11 @@ mark_pending(struct sirq_cpu *cpu, unsigned int vec, bool kick)
 	 * stamps, which is what the latency is measured from.
 	 */
 	if (__atomic_load_n(&cpu->raise_ns[vec], __ATOMIC_RELAXED) == 0) {
-		uint64_t none = 0;
+		uint64_t none = 0, now = sirq_clock(cpu);
 
+		/* 0 means "no stamp": a clock at 0 stamps 1 ns instead. */
 		__atomic_compare_exchange_n(&cpu->raise_ns[vec], &none,
-					    sirq_clock(cpu), false,
+					    now != 0 ? now : 1, false,
 					    __ATOMIC_RELAXED, __ATOMIC_RELAXED);
 	}
 
