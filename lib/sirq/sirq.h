@@ -27,6 +27,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -480,6 +481,152 @@ void sirq_tasklet_kill(struct sirq_tasklet *t);
 
 /** Is the tasklet scheduled (waiting to run)? */
 bool sirq_tasklet_is_scheduled(const struct sirq_tasklet *t);
+
+/*
+ * The DPDK binding: one dispatcher per lcore (sirq_lcore.c).
+ *
+ * An lcore's dispatcher polls its "hardirq" sources (NIC Rx queues, the
+ * rte_timer deadline), raises their vectors, then calls sirq_irq_exit();
+ * in poll mode it then runs the application's slice on the same lcore.
+ * Its worker is a pthread "sirqd/<lcore>" sleeping on an eventfd.
+ */
+
+struct rte_mbuf;
+struct sirq_lcore;
+
+/** Dispatcher modes (DESIGN.md, "Two dispatcher modes"). */
+enum sirq_mode {
+	SIRQ_MODE_POLL = 0,	/**< busy-poll; the default */
+	SIRQ_MODE_IRQ,		/**< SCHED_FIFO, sleeps until Rx or a tick */
+	SIRQ_MODE_MAX,
+};
+
+/** NAPI and net_rx_action defaults (net/core/dev.c). */
+#define SIRQ_NAPI_WEIGHT_DEFAULT 64
+#define SIRQ_NETDEV_BUDGET_DEFAULT 300
+#define SIRQ_NETDEV_BUDGET_US_DEFAULT 2000
+/** irq mode: the interrupt-coalescing analogue when no Rx interrupt comes. */
+#define SIRQ_IRQ_TICK_US_DEFAULT 100
+#define SIRQ_IRQ_PRIORITY_DEFAULT 50
+/** Packets fetched per queue to learn that it has work. */
+#define SIRQ_STAGE_SIZE 32
+/** Rx queues (NAPI contexts) per lcore. */
+#define SIRQ_LCORE_MAX_NAPI 64
+
+/**
+ * Receive function of one Rx queue, called from NET_RX with up to the
+ * NAPI weight of packets; it owns the mbufs from then on.
+ */
+typedef void (*sirq_rx_fn_t)(struct sirq_lcore *lc, uint16_t port,
+			     uint16_t queue, struct rte_mbuf **pkts,
+			     uint16_t nb_pkts, void *arg);
+
+/** The application's slice on a poll-mode lcore (the "process"). */
+typedef void (*sirq_app_fn_t)(struct sirq_lcore *lc, void *arg);
+
+/** Does the application sharing the lcore want the CPU now? */
+typedef bool (*sirq_need_resched_fn_t)(void *arg);
+
+/** Configuration of one lcore; sirq_lcore_conf_default() fills it. */
+struct sirq_lcore_conf {
+	struct sirq_params params;	/**< engine parameters and policy */
+	enum sirq_mode mode;
+	uint16_t napi_weight;		/**< packets per queue per poll */
+	uint16_t netdev_budget;		/**< packets per NET_RX run */
+	uint32_t netdev_budget_us;	/**< time per NET_RX run */
+	/**
+	 * CPUs of the worker, as a list ("2", "2-3,6"); NULL or "" pins it
+	 * to the CPUs of the lcore it serves.
+	 */
+	const char *worker_cpus;
+	uint32_t irq_tick_us;		/**< irq mode: longest sleep */
+	int irq_priority;		/**< irq mode: SCHED_FIFO priority */
+	sirq_app_fn_t app_fn;		/**< poll mode: optional slice */
+	void *app_arg;
+	sirq_need_resched_fn_t need_resched_fn;	/**< optional */
+	void *need_resched_arg;
+};
+
+/** Per-lcore counters of the binding, beside the engine's. */
+struct sirq_lcore_stats {
+	uint64_t iterations;		/**< dispatcher loop iterations */
+	uint64_t rx_packets;		/**< packets handed to rx functions */
+	uint64_t rx_polls;		/**< NAPI poll calls */
+	uint64_t time_squeeze;		/**< NET_RX ran out of budget or time */
+	uint64_t budget_exhausted;	/**< ... of which packet budget */
+	uint64_t irq_sleeps;		/**< irq mode: sleeps */
+	uint64_t worker_passes;		/**< worker loop passes */
+};
+
+/** Defaults: kernel values, poll mode, worker on the lcore's CPUs. */
+void sirq_lcore_conf_default(struct sirq_lcore_conf *conf);
+
+/**
+ * Create the dispatcher state of an lcore, on its socket. Call from the
+ * main lcore after rte_eal_init(), before launching.
+ *
+ * @return the lcore, or NULL with rte_errno / errno set: EINVAL for bad
+ *   configuration (logged with the bad value), EEXIST if the lcore has
+ *   one already, ENOMEM.
+ */
+struct sirq_lcore *sirq_lcore_create(unsigned int lcore_id,
+				     const struct sirq_lcore_conf *conf);
+
+/**
+ * Add an Rx queue (a NAPI context) to an lcore. Before launch only.
+ *
+ * @return 0; -EINVAL for a bad port, queue or NULL function; -ENOSPC
+ *   beyond SIRQ_LCORE_MAX_NAPI.
+ */
+int sirq_lcore_add_rx_queue(struct sirq_lcore *lc, uint16_t port,
+			    uint16_t queue, sirq_rx_fn_t fn, void *arg);
+
+/** The engine CPU of an lcore, to register vectors and schedule tasklets. */
+struct sirq_cpu *sirq_lcore_cpu(struct sirq_lcore *lc);
+
+/** The lcore's id. */
+unsigned int sirq_lcore_id(const struct sirq_lcore *lc);
+
+/**
+ * Dispatcher entry for rte_eal_remote_launch() (or a direct call on the
+ * main lcore); @p arg is the struct sirq_lcore of the calling lcore.
+ * Starts the worker, runs until sirq_lcore_stop(), stops the worker.
+ *
+ * @return 0, or a negative errno if the worker could not start.
+ */
+int sirq_lcore_main(void *arg);
+
+/** Ask the dispatcher to return. Any thread, async-signal-safe. */
+void sirq_lcore_stop(struct sirq_lcore *lc);
+
+/** Ask every lcore's dispatcher to return. Async-signal-safe. */
+void sirq_lcore_stop_all(void);
+
+/** Copy the binding's counters. Any thread. */
+void sirq_lcore_stats_get(const struct sirq_lcore *lc,
+			  struct sirq_lcore_stats *st);
+
+/**
+ * Free an lcore: frees the mbufs still staged, unregisters it from
+ * telemetry. Its dispatcher must have returned. NULL is ok.
+ */
+void sirq_lcore_free(struct sirq_lcore *lc);
+
+/**
+ * Register the /sirq/ telemetry commands: /sirq/softirqs, /sirq/stats,
+ * /sirq/latency, /sirq/config. Idempotent.
+ *
+ * @return 0, or the negative error of rte_telemetry_register_cmd().
+ */
+int sirq_telemetry_register(void);
+
+/**
+ * Write the configuration and every counter of every lcore as one JSON
+ * object. Any thread.
+ *
+ * @return 0, or -EIO if writing failed.
+ */
+int sirq_stats_json(FILE *f);
 
 #ifdef __cplusplus
 }

@@ -14,21 +14,24 @@ prefix=$(meson introspect "$build" --buildoptions |
 pcdir=$(dirname "$(find "$dest$prefix" -name libsirq.pc | head -1)")
 [ -f "$pcdir/libsirq.pc" ] || { echo "libsirq.pc not installed" >&2; exit 1; }
 export PKG_CONFIG_PATH=$pcdir
-export PKG_CONFIG_SYSROOT_DIR=$dest
+# Point the staged .pc at its staging prefix; libdpdk's .pc stays as it is.
+sed -i "s|^prefix=.*|prefix=$dest$prefix|" "$pcdir/libsirq.pc"
+PKG_CONFIG=pkg-config
 cc=${CC:-cc}
 
-echo "pkg-config: $(pkg-config --cflags --libs libsirq)"
+echo "pkg-config: $($PKG_CONFIG --cflags --libs libsirq)"
 # shellcheck disable=SC2046
 $cc -Wall -Wextra -Werror -o "$dest/consumer" "$src/consumer.c" \
-	$(pkg-config --cflags --libs libsirq)
+	$($PKG_CONFIG --cflags --libs libsirq)
 LD_LIBRARY_PATH=$(dirname "$(find "$dest$prefix" -name 'libsirq.so' | head -1)") "$dest/consumer"
 
-# The same program against the static archive, via --static's flags.
-static_libs=$(pkg-config --libs --static libsirq |
-	sed 's/-lsirq/-Wl,-Bstatic -lsirq -Wl,-Bdynamic/')
+# The same program against the static archive. Its DPDK dependency is
+# linked shared: Debian's static DPDK wants -dev packages we do not need.
+static_libs="$($PKG_CONFIG --libs libsirq |
+	sed 's/-lsirq/-Wl,-Bstatic -lsirq -Wl,-Bdynamic/') $($PKG_CONFIG --libs libdpdk) -lpthread"
 # shellcheck disable=SC2086
 $cc -Wall -Wextra -Werror -o "$dest/consumer-static" "$src/consumer.c" \
-	$(pkg-config --cflags libsirq) $static_libs
+	$($PKG_CONFIG --cflags libsirq) $static_libs
 "$dest/consumer-static"
 
 # Exactly the symbols of the version map are exported.

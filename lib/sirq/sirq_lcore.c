@@ -1,0 +1,758 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+
+/*
+ * The DPDK binding: a softirq dispatcher per lcore.
+ *
+ * Each iteration is a "hardirq" (look at the Rx queues that are not being
+ * polled already, and at the rte_timer deadline; raise what is due) and an
+ * irq_exit() (the engine runs pending work as the policy says). The
+ * engine decides everything about policy; this file only feeds it.
+ *
+ * No vdev here can say whether an Rx queue has packets without taking them
+ * (rx_queue_count and descriptor status are -ENOTSUP), so a queue is found
+ * busy by fetching up to SIRQ_STAGE_SIZE packets into its staging array,
+ * which NET_RX consumes first: the NAPI "interrupt" is a burst that
+ * returned packets, and from then on the queue is on the poll list until
+ * a poll returns less than its weight (napi_complete_done()).
+ */
+
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <rte_common.h>
+#include <rte_cycles.h>
+#include <rte_errno.h>
+#include <rte_ethdev.h>
+#include <rte_lcore.h>
+#include <rte_log.h>
+#include <rte_malloc.h>
+#include <rte_mbuf.h>
+#include <rte_spinlock.h>
+#include <rte_timer.h>
+
+#include "sirq_private.h"
+#include "sirq_lcore.h"
+
+RTE_LOG_REGISTER_DEFAULT(sirq_logtype, INFO);
+
+#define NS_PER_US	1000ULL
+#define NS_PER_SEC	1000000000ULL
+/* ns = tsc * mult >> shift; 2^32 keeps the error under 1 ns per second. */
+#define TSC_NS_SHIFT	32
+/* Epoll events taken per sleep in irq mode. */
+#define IRQ_MAX_EVENTS	16
+/* Epoll data of the kick eventfd; Rx queues use their NAPI index. */
+#define IRQ_KICK_TAG	UINT32_MAX
+
+/* Registry for stop_all() and telemetry; guarded for create/free only. */
+static struct sirq_lcore *lcores[RTE_MAX_LCORE];
+static rte_spinlock_t lcores_lock = RTE_SPINLOCK_INITIALIZER;
+
+static uint64_t tsc_ns_mult;
+
+static uint64_t
+tsc_clock_ns(void *ctx)
+{
+	RTE_SET_USED(ctx);
+	return (uint64_t)(((unsigned __int128)rte_get_tsc_cycles() *
+			   tsc_ns_mult) >> TSC_NS_SHIFT);
+}
+
+static void
+wake_fd(int fd)
+{
+	uint64_t one = 1;
+
+	/* EAGAIN means the counter is already non-zero: awake anyway. */
+	if (write(fd, &one, sizeof(one)) < 0 && errno != EAGAIN)
+		SIRQ_LOG(ERR, "eventfd write failed: %s", strerror(errno));
+}
+
+static void
+lcore_wake_worker(void *ctx)
+{
+	struct sirq_lcore *lc = ctx;
+
+	wake_fd(lc->worker_fd);
+}
+
+static void
+lcore_kick(void *ctx)
+{
+	struct sirq_lcore *lc = ctx;
+
+	if (lc->conf.mode == SIRQ_MODE_IRQ)
+		wake_fd(lc->kick_fd);
+}
+
+static bool
+lcore_need_resched(void *ctx)
+{
+	struct sirq_lcore *lc = ctx;
+
+	return lc->conf.need_resched_fn(lc->conf.need_resched_arg);
+}
+
+void
+sirq_lcore_conf_default(struct sirq_lcore_conf *conf)
+{
+	memset(conf, 0, sizeof(*conf));
+	sirq_params_default(&conf->params);
+	conf->mode = SIRQ_MODE_POLL;
+	conf->napi_weight = SIRQ_NAPI_WEIGHT_DEFAULT;
+	conf->netdev_budget = SIRQ_NETDEV_BUDGET_DEFAULT;
+	conf->netdev_budget_us = SIRQ_NETDEV_BUDGET_US_DEFAULT;
+	conf->irq_tick_us = SIRQ_IRQ_TICK_US_DEFAULT;
+	conf->irq_priority = SIRQ_IRQ_PRIORITY_DEFAULT;
+}
+
+/* Parse "2", "2-3,6" into a cpuset; -EINVAL names nothing, caller logs. */
+static int
+parse_cpu_list(const char *s, rte_cpuset_t *set)
+{
+	char *end;
+
+	CPU_ZERO(set);
+	while (*s != '\0') {
+		unsigned long lo, hi;
+
+		errno = 0;
+		lo = strtoul(s, &end, 10);
+		if (end == s || errno != 0 || lo >= CPU_SETSIZE)
+			return -EINVAL;
+		hi = lo;
+		s = end;
+		if (*s == '-') {
+			s++;
+			hi = strtoul(s, &end, 10);
+			if (end == s || errno != 0 || hi >= CPU_SETSIZE || hi < lo)
+				return -EINVAL;
+			s = end;
+		}
+		for (; lo <= hi; lo++)
+			CPU_SET(lo, set);
+		if (*s == ',')
+			s++;
+		else if (*s != '\0')
+			return -EINVAL;
+	}
+	return CPU_COUNT(set) > 0 ? 0 : -EINVAL;
+}
+
+static int
+check_conf(unsigned int lcore_id, const struct sirq_lcore_conf *c)
+{
+#define BAD(fmt, ...) do { \
+		SIRQ_LOG(ERR, "lcore %u: " fmt, lcore_id, __VA_ARGS__); \
+		return -EINVAL; \
+	} while (0)
+
+	if (sirq_params_check(&c->params) != 0)
+		BAD("%s", "bad engine parameters");
+	if ((unsigned int)c->mode >= SIRQ_MODE_MAX)
+		BAD("unknown mode %d", (int)c->mode);
+	if (c->napi_weight == 0 || c->napi_weight > SIRQ_NAPI_WEIGHT_MAX)
+		BAD("napi weight %u not in 1..%u", c->napi_weight,
+		    SIRQ_NAPI_WEIGHT_MAX);
+	if (c->netdev_budget == 0)
+		BAD("netdev budget %u", c->netdev_budget);
+	if (c->netdev_budget_us == 0)
+		BAD("netdev budget-us %u", c->netdev_budget_us);
+	if (c->mode == SIRQ_MODE_IRQ && c->irq_tick_us == 0)
+		BAD("irq tick %u us", c->irq_tick_us);
+	if (c->mode == SIRQ_MODE_IRQ &&
+	    (c->irq_priority < sched_get_priority_min(SCHED_FIFO) ||
+	     c->irq_priority > sched_get_priority_max(SCHED_FIFO)))
+		BAD("irq priority %d not a SCHED_FIFO priority", c->irq_priority);
+	return 0;
+#undef BAD
+}
+
+/* TIMER: the rte_timer list of this lcore. */
+static void
+timer_action(struct sirq_cpu *cpu, void *arg)
+{
+	RTE_SET_USED(cpu);
+	RTE_SET_USED(arg);
+	rte_timer_manage();
+}
+
+struct sirq_lcore *
+sirq_lcore_create(unsigned int lcore_id, const struct sirq_lcore_conf *conf)
+{
+	struct sirq_cpu_conf cc;
+	struct sirq_lcore *lc;
+	char name[SIRQ_CPU_NAME_LEN];
+	int socket, ret;
+
+	if (lcore_id >= RTE_MAX_LCORE || conf == NULL ||
+	    !rte_lcore_is_enabled(lcore_id)) {
+		SIRQ_LOG(ERR, "lcore %u is not an enabled lcore", lcore_id);
+		rte_errno = EINVAL;
+		return NULL;
+	}
+	if (check_conf(lcore_id, conf) != 0) {
+		rte_errno = EINVAL;
+		return NULL;
+	}
+
+	socket = (int)rte_lcore_to_socket_id(lcore_id);
+	lc = rte_zmalloc_socket("sirq_lcore", sizeof(*lc), RTE_CACHE_LINE_SIZE,
+				socket);
+	if (lc == NULL) {
+		rte_errno = ENOMEM;
+		return NULL;
+	}
+	lc->lcore_id = lcore_id;
+	lc->socket = socket;
+	lc->conf = *conf;
+	lc->worker_fd = -1;
+	lc->kick_fd = -1;
+	lc->epoll_fd = -1;
+	if (conf->worker_cpus != NULL && conf->worker_cpus[0] != '\0') {
+		if (parse_cpu_list(conf->worker_cpus, &lc->worker_cpus) != 0) {
+			SIRQ_LOG(ERR, "lcore %u: bad worker cpus '%s'",
+				 lcore_id, conf->worker_cpus);
+			rte_errno = EINVAL;
+			goto fail;
+		}
+	} else {
+		lc->worker_cpus = rte_lcore_cpuset(lcore_id);
+	}
+	lc->conf.worker_cpus = NULL;	/* not kept: the caller's string */
+
+	if (tsc_ns_mult == 0)
+		tsc_ns_mult = (uint64_t)(((unsigned __int128)NS_PER_SEC <<
+					  TSC_NS_SHIFT) / rte_get_tsc_hz());
+
+	lc->worker_fd = eventfd(0, EFD_CLOEXEC);
+	lc->kick_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (lc->worker_fd < 0 || lc->kick_fd < 0) {
+		SIRQ_LOG(ERR, "lcore %u: eventfd: %s", lcore_id,
+			 strerror(errno));
+		rte_errno = errno;
+		goto fail;
+	}
+
+	snprintf(name, sizeof(name), "lcore%u", lcore_id);
+	memset(&cc, 0, sizeof(cc));
+	cc.name = name;
+	cc.id = lcore_id;
+	cc.params = conf->params;
+	cc.ops.clock_ns = tsc_clock_ns;
+	cc.ops.wake_worker = lcore_wake_worker;
+	cc.ops.kick = lcore_kick;
+	cc.ops.need_resched = conf->need_resched_fn != NULL ?
+		lcore_need_resched : NULL;
+	cc.ops.ctx = lc;
+	lc->cpu_mem = rte_malloc_socket("sirq_cpu", sirq_cpu_memsize(),
+					RTE_CACHE_LINE_SIZE, socket);
+	lc->cpu = lc->cpu_mem != NULL ? sirq_cpu_init(lc->cpu_mem, &cc) : NULL;
+	if (lc->cpu == NULL) {
+		rte_errno = lc->cpu_mem == NULL ? ENOMEM : EINVAL;
+		goto fail;
+	}
+
+	ret = rte_timer_subsystem_init();
+	if (ret != 0 && ret != -EALREADY) {
+		SIRQ_LOG(ERR, "rte_timer_subsystem_init: %s", strerror(-ret));
+		rte_errno = -ret;
+		goto fail;
+	}
+	sirq_register(lc->cpu, SIRQ_TIMER, timer_action, lc, NULL);
+	sirq_register(lc->cpu, SIRQ_NET_RX, sirq_net_rx_action, lc, NULL);
+
+	rte_spinlock_lock(&lcores_lock);
+	if (lcores[lcore_id] != NULL) {
+		rte_spinlock_unlock(&lcores_lock);
+		SIRQ_LOG(ERR, "lcore %u already has a dispatcher", lcore_id);
+		rte_errno = EEXIST;
+		goto fail;
+	}
+	lcores[lcore_id] = lc;
+	rte_spinlock_unlock(&lcores_lock);
+	return lc;
+
+fail:
+	if (lc->worker_fd >= 0)
+		close(lc->worker_fd);
+	if (lc->kick_fd >= 0)
+		close(lc->kick_fd);
+	rte_free(lc->cpu_mem);
+	rte_free(lc);
+	return NULL;
+}
+
+int
+sirq_lcore_add_rx_queue(struct sirq_lcore *lc, uint16_t port, uint16_t queue,
+			sirq_rx_fn_t fn, void *arg)
+{
+	struct rte_eth_dev_info info;
+	struct sirq_napi *n;
+	int socket;
+
+	if (fn == NULL || !rte_eth_dev_is_valid_port(port) ||
+	    rte_eth_dev_info_get(port, &info) != 0 ||
+	    queue >= info.nb_rx_queues) {
+		SIRQ_LOG(ERR, "lcore %u: no Rx queue %u on port %u",
+			 lc->lcore_id, queue, port);
+		return -EINVAL;
+	}
+	if (lc->nb_napi >= SIRQ_LCORE_MAX_NAPI) {
+		SIRQ_LOG(ERR, "lcore %u: more than %u Rx queues", lc->lcore_id,
+			 SIRQ_LCORE_MAX_NAPI);
+		return -ENOSPC;
+	}
+
+	/* As l2fwd and testpmd do: say so, it costs every packet. */
+	socket = rte_eth_dev_socket_id(port);
+	if (socket >= 0 && socket != lc->socket)
+		SIRQ_LOG(WARNING,
+			 "port %u is on socket %d, polled from lcore %u on socket %d",
+			 port, socket, lc->lcore_id, lc->socket);
+
+	n = &lc->napi[lc->nb_napi++];
+	memset(n, 0, sizeof(*n));
+	n->port = port;
+	n->queue = queue;
+	n->weight = lc->conf.napi_weight;
+	n->fn = fn;
+	n->arg = arg;
+	return 0;
+}
+
+struct sirq_cpu *
+sirq_lcore_cpu(struct sirq_lcore *lc)
+{
+	return lc->cpu;
+}
+
+unsigned int
+sirq_lcore_id(const struct sirq_lcore *lc)
+{
+	return lc->lcore_id;
+}
+
+/* napi_schedule(): put a queue with work on the poll list, raise NET_RX. */
+static inline void
+napi_schedule(struct sirq_lcore *lc, uint16_t idx)
+{
+	lc->napi[idx].scheduled = true;
+	lc->poll_list[(lc->poll_head + lc->poll_len) % SIRQ_LCORE_MAX_NAPI] = idx;
+	lc->poll_len++;
+	sirq_raise_irqoff(lc->cpu, SIRQ_NET_RX);
+}
+
+/* The Rx "interrupt": fetch from queues that are not on the poll list. */
+static inline void
+hardirq_rx(struct sirq_lcore *lc)
+{
+	uint16_t i;
+
+	for (i = 0; i < lc->nb_napi; i++) {
+		struct sirq_napi *n = &lc->napi[i];
+
+		if (n->scheduled)
+			continue;
+		n->nb_staged = rte_eth_rx_burst(n->port, n->queue, n->staged,
+						SIRQ_STAGE_SIZE);
+		n->staged_pos = 0;
+		if (n->nb_staged != 0)
+			napi_schedule(lc, i);
+	}
+}
+
+static inline void
+hardirq_timer(struct sirq_lcore *lc)
+{
+	if (rte_timer_next_ticks() == 0)
+		sirq_raise_irqoff(lc->cpu, SIRQ_TIMER);
+}
+
+/* One NAPI poll: the staged packets first, then the queue, up to weight. */
+static unsigned int
+napi_poll(struct sirq_lcore *lc, struct sirq_napi *n)
+{
+	struct rte_mbuf *pkts[SIRQ_NAPI_WEIGHT_MAX];
+	unsigned int got = 0;
+	uint16_t take;
+
+	if (n->staged_pos < n->nb_staged) {
+		take = RTE_MIN((uint16_t)(n->nb_staged - n->staged_pos),
+			       n->weight);
+		memcpy(pkts, &n->staged[n->staged_pos], take * sizeof(pkts[0]));
+		n->staged_pos += take;
+		got = take;
+	}
+	if (got < n->weight)
+		got += rte_eth_rx_burst(n->port, n->queue, &pkts[got],
+					(uint16_t)(n->weight - got));
+
+	sirq_stat_add(&lc->stats.rx_polls, 1);
+	if (got != 0) {
+		sirq_stat_add(&lc->stats.rx_packets, got);
+		n->fn(lc, n->port, n->queue, pkts, (uint16_t)got, n->arg);
+	}
+	return got;
+}
+
+/*
+ * net_rx_action(): poll the scheduled queues round robin, each up to its
+ * weight, until the budget of packets or time is spent (time_squeeze) or
+ * the list is empty. A queue that used its whole weight stays scheduled,
+ * at the tail; NET_RX is raised again while any queue is.
+ */
+void
+sirq_net_rx_action(struct sirq_cpu *cpu, void *arg)
+{
+	struct sirq_lcore *lc = arg;
+	uint64_t budget_end = tsc_clock_ns(NULL) +
+		(uint64_t)lc->conf.netdev_budget_us * NS_PER_US;
+	int budget = lc->conf.netdev_budget;
+
+	while (lc->poll_len != 0) {
+		uint16_t idx = lc->poll_list[lc->poll_head];
+		struct sirq_napi *n = &lc->napi[idx];
+		unsigned int work;
+
+		lc->poll_head = (lc->poll_head + 1) % SIRQ_LCORE_MAX_NAPI;
+		lc->poll_len--;
+
+		work = napi_poll(lc, n);
+		budget -= (int)work;
+		if (work < n->weight) {
+			n->scheduled = false;	/* napi_complete_done() */
+		} else {
+			lc->poll_list[(lc->poll_head + lc->poll_len) %
+				      SIRQ_LCORE_MAX_NAPI] = idx;
+			lc->poll_len++;
+		}
+
+		if (lc->poll_len == 0)
+			break;
+		if (budget <= 0 || tsc_clock_ns(NULL) >= budget_end) {
+			sirq_stat_add(&lc->stats.time_squeeze, 1);
+			if (budget <= 0)
+				sirq_stat_add(&lc->stats.budget_exhausted, 1);
+			break;
+		}
+	}
+	if (lc->poll_len != 0)
+		sirq_raise_irqoff(cpu, SIRQ_NET_RX);
+}
+
+static void *
+worker_main(void *arg)
+{
+	struct sirq_lcore *lc = arg;
+	uint64_t token;
+
+	for (;;) {
+		switch (sirq_worker_run(lc->cpu)) {
+		case SIRQ_WORKER_SLEEP:
+			if (read(lc->worker_fd, &token, sizeof(token)) < 0 &&
+			    errno != EINTR)
+				SIRQ_LOG(ERR, "sirqd/%u: eventfd read: %s",
+					 lc->lcore_id, strerror(errno));
+			break;
+		case SIRQ_WORKER_YIELD:
+			sirq_stat_add(&lc->stats.worker_passes, 1);
+			sched_yield();	/* cond_resched() */
+			break;
+		case SIRQ_WORKER_BUSY:
+			sched_yield();
+			break;
+		case SIRQ_WORKER_EXIT:
+		default:
+			return NULL;
+		}
+	}
+}
+
+static int
+worker_start(struct sirq_lcore *lc)
+{
+	char name[16];
+	int ret;
+
+	sirq_worker_unpark(lc->cpu);
+	ret = pthread_create(&lc->worker, NULL, worker_main, lc);
+	if (ret != 0) {
+		SIRQ_LOG(ERR, "lcore %u: cannot start sirqd: %s", lc->lcore_id,
+			 strerror(ret));
+		sirq_worker_park(lc->cpu);
+		return -ret;
+	}
+	snprintf(name, sizeof(name), "sirqd/%u", lc->lcore_id);
+	pthread_setname_np(lc->worker, name);
+	ret = pthread_setaffinity_np(lc->worker, sizeof(lc->worker_cpus),
+				     &lc->worker_cpus);
+	if (ret != 0)
+		SIRQ_LOG(WARNING, "sirqd/%u: cannot pin: %s", lc->lcore_id,
+			 strerror(ret));
+	lc->worker_running = true;
+	return 0;
+}
+
+static void
+worker_stop(struct sirq_lcore *lc)
+{
+	if (!lc->worker_running)
+		return;
+	sirq_worker_park(lc->cpu);
+	wake_fd(lc->worker_fd);
+	pthread_join(lc->worker, NULL);
+	lc->worker_running = false;
+}
+
+static inline bool
+should_stop(const struct sirq_lcore *lc)
+{
+	return __atomic_load_n(&lc->stop, __ATOMIC_RELAXED) != 0;
+}
+
+static void
+poll_loop(struct sirq_lcore *lc)
+{
+	while (!should_stop(lc)) {
+		hardirq_rx(lc);
+		hardirq_timer(lc);
+		sirq_irq_exit(lc->cpu);
+		if (lc->conf.app_fn != NULL)
+			lc->conf.app_fn(lc, lc->conf.app_arg);
+		sirq_stat_add(&lc->stats.iterations, 1);
+	}
+}
+
+static int
+irq_setup(struct sirq_lcore *lc)
+{
+	struct sched_param sp = { .sched_priority = lc->conf.irq_priority };
+	struct epoll_event ev = { .events = EPOLLIN };
+	uint16_t i;
+	int ret;
+
+	lc->epoll_fd = epoll_create1(EPOLL_CLOEXEC);
+	if (lc->epoll_fd < 0)
+		return -errno;
+	ev.data.u32 = IRQ_KICK_TAG;
+	if (epoll_ctl(lc->epoll_fd, EPOLL_CTL_ADD, lc->kick_fd, &ev) != 0)
+		return -errno;
+
+	/* Rx interrupts where the PMD has them (net_tap); else the tick. */
+	for (i = 0; i < lc->nb_napi; i++) {
+		struct sirq_napi *n = &lc->napi[i];
+		int fd;
+
+		fd = rte_eth_dev_rx_intr_ctl_q_get_fd(n->port, n->queue);
+		if (fd < 0)
+			continue;
+		/* -ENOTSUP on net_tap, whose events fire all the same. */
+		rte_eth_dev_rx_intr_enable(n->port, n->queue);
+		ev.events = EPOLLIN | EPOLLET;
+		ev.data.u32 = i;
+		if (epoll_ctl(lc->epoll_fd, EPOLL_CTL_ADD, fd, &ev) == 0)
+			lc->nb_rx_intr++;
+	}
+
+	ret = pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp);
+	if (ret != 0)
+		SIRQ_LOG(WARNING,
+			 "lcore %u: SCHED_FIFO %d refused (%s): the dispatcher will not preempt like a hardirq",
+			 lc->lcore_id, lc->conf.irq_priority, strerror(ret));
+	SIRQ_LOG(INFO, "lcore %u: irq mode, %u Rx interrupt(s), tick %u us",
+		 lc->lcore_id, lc->nb_rx_intr, lc->conf.irq_tick_us);
+	return 0;
+}
+
+/* Sleep until an Rx interrupt, a kick, the tick, or the next timer. */
+static void
+irq_sleep(struct sirq_lcore *lc)
+{
+	struct epoll_event ev[IRQ_MAX_EVENTS];
+	uint64_t sleep_ns = (uint64_t)lc->conf.irq_tick_us * NS_PER_US;
+	int64_t ticks = rte_timer_next_ticks();
+	struct timespec ts;
+	int i, n;
+
+	if (ticks == 0)
+		return;
+	if (ticks > 0) {
+		uint64_t timer_ns = (uint64_t)(((unsigned __int128)ticks *
+						tsc_ns_mult) >> TSC_NS_SHIFT);
+
+		sleep_ns = RTE_MIN(sleep_ns, timer_ns);
+	}
+	ts.tv_sec = (time_t)(sleep_ns / NS_PER_SEC);
+	ts.tv_nsec = (long)(sleep_ns % NS_PER_SEC);
+	sirq_stat_add(&lc->stats.irq_sleeps, 1);
+	n = epoll_pwait2(lc->epoll_fd, ev, IRQ_MAX_EVENTS, &ts, NULL);
+	for (i = 0; i < n; i++) {
+		uint64_t token;
+
+		if (ev[i].data.u32 == IRQ_KICK_TAG &&
+		    read(lc->kick_fd, &token, sizeof(token)) < 0 &&
+		    errno != EAGAIN)
+			SIRQ_LOG(ERR, "lcore %u: kick read: %s", lc->lcore_id,
+				 strerror(errno));
+	}
+}
+
+/*
+ * irq mode: the dispatcher runs at SCHED_FIFO and sleeps between
+ * "interrupts", so the worker and the application's threads on this CPU
+ * only run while it sleeps, as ksoftirqd and user tasks do beside a
+ * hardirq. Work is still found by fetching: interrupts are edge-triggered,
+ * so every wake-up looks at every idle queue before sleeping again.
+ */
+static void
+irq_loop(struct sirq_lcore *lc)
+{
+	while (!should_stop(lc)) {
+		hardirq_rx(lc);
+		hardirq_timer(lc);
+		sirq_irq_exit(lc->cpu);
+		sirq_stat_add(&lc->stats.iterations, 1);
+		if (sirq_pending(lc->cpu) == 0 ||
+		    sirq_worker_state(lc->cpu) == SIRQ_WORKER_RUNNABLE)
+			irq_sleep(lc);
+	}
+}
+
+int
+sirq_lcore_main(void *arg)
+{
+	struct sirq_lcore *lc = arg;
+	int ret;
+
+	if (lc == NULL || rte_lcore_id() != lc->lcore_id) {
+		SIRQ_LOG(ERR, "sirq_lcore_main on lcore %u for lcore %u",
+			 rte_lcore_id(), lc != NULL ? lc->lcore_id : 0);
+		return -EINVAL;
+	}
+	ret = worker_start(lc);
+	if (ret != 0)
+		return ret;
+
+	if (lc->conf.mode == SIRQ_MODE_IRQ) {
+		ret = irq_setup(lc);
+		if (ret != 0) {
+			SIRQ_LOG(ERR, "lcore %u: irq mode set-up: %s",
+				 lc->lcore_id, strerror(-ret));
+			worker_stop(lc);
+			return ret;
+		}
+		irq_loop(lc);
+	} else {
+		poll_loop(lc);
+	}
+
+	/* The worker goes first; then what it left is run here, once. */
+	worker_stop(lc);
+	sirq_irq_exit(lc->cpu);
+	if (lc->epoll_fd >= 0) {
+		close(lc->epoll_fd);
+		lc->epoll_fd = -1;
+	}
+	return 0;
+}
+
+void
+sirq_lcore_stop(struct sirq_lcore *lc)
+{
+	__atomic_store_n(&lc->stop, 1, __ATOMIC_RELAXED);
+	if (lc->kick_fd >= 0) {
+		uint64_t one = 1;
+		ssize_t r = write(lc->kick_fd, &one, sizeof(one));
+
+		RTE_SET_USED(r);
+	}
+}
+
+void
+sirq_lcore_stop_all(void)
+{
+	unsigned int i;
+
+	/* No lock: called from signal handlers; entries are stable while running. */
+	for (i = 0; i < RTE_MAX_LCORE; i++) {
+		struct sirq_lcore *lc = __atomic_load_n(&lcores[i],
+							__ATOMIC_ACQUIRE);
+
+		if (lc != NULL)
+			sirq_lcore_stop(lc);
+	}
+}
+
+void
+sirq_lcore_stats_get(const struct sirq_lcore *lc, struct sirq_lcore_stats *st)
+{
+	const uint64_t *src = (const uint64_t *)&lc->stats;
+	uint64_t *dst = (uint64_t *)st;
+	size_t i;
+
+	for (i = 0; i < sizeof(*st) / sizeof(uint64_t); i++)
+		dst[i] = sirq_load(&src[i]);
+}
+
+void
+sirq_lcore_free(struct sirq_lcore *lc)
+{
+	uint16_t i;
+
+	if (lc == NULL)
+		return;
+	rte_spinlock_lock(&lcores_lock);
+	__atomic_store_n(&lcores[lc->lcore_id], NULL, __ATOMIC_RELEASE);
+	rte_spinlock_unlock(&lcores_lock);
+
+	for (i = 0; i < lc->nb_napi; i++) {
+		struct sirq_napi *n = &lc->napi[i];
+
+		if (n->staged_pos < n->nb_staged)
+			rte_pktmbuf_free_bulk(&n->staged[n->staged_pos],
+					      n->nb_staged - n->staged_pos);
+	}
+	close(lc->worker_fd);
+	close(lc->kick_fd);
+	rte_free(lc->cpu_mem);
+	rte_free(lc);
+}
+
+/* For telemetry and JSON: run @fn on each registered lcore, locked. */
+void
+sirq_lcore_foreach(void (*fn)(struct sirq_lcore *lc, void *arg), void *arg)
+{
+	unsigned int i;
+
+	rte_spinlock_lock(&lcores_lock);
+	for (i = 0; i < RTE_MAX_LCORE; i++)
+		if (lcores[i] != NULL)
+			fn(lcores[i], arg);
+	rte_spinlock_unlock(&lcores_lock);
+}
+
+struct sirq_lcore *
+sirq_lcore_lookup_locked(unsigned int lcore_id)
+{
+	return lcore_id < RTE_MAX_LCORE ? lcores[lcore_id] : NULL;
+}
+
+void
+sirq_lcore_registry_lock(void)
+{
+	rte_spinlock_lock(&lcores_lock);
+}
+
+void
+sirq_lcore_registry_unlock(void)
+{
+	rte_spinlock_unlock(&lcores_lock);
+}

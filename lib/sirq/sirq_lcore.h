@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+
+#ifndef SIRQ_LCORE_H
+#define SIRQ_LCORE_H
+
+/*
+ * Internal to libsirq: the per-lcore state of the DPDK binding, shared by
+ * sirq_lcore.c and sirq_telemetry.c. Not installed.
+ */
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <rte_lcore.h>
+#include <rte_log.h>
+
+#include "sirq.h"
+
+extern int sirq_logtype;
+#define SIRQ_LOG(level, fmt, ...) \
+	rte_log(RTE_LOG_ ## level, sirq_logtype, "sirq: " fmt "\n", ##__VA_ARGS__)
+
+/* Largest NAPI weight: the size of the poll's burst array on the stack. */
+#define SIRQ_NAPI_WEIGHT_MAX 256
+
+/* One Rx queue: the NAPI context. */
+struct sirq_napi {
+	uint16_t port;
+	uint16_t queue;
+	uint16_t weight;
+	uint16_t nb_staged;		/* fetched by the "hardirq" */
+	uint16_t staged_pos;		/* consumed by NET_RX */
+	bool scheduled;			/* on the poll list */
+	sirq_rx_fn_t fn;
+	void *arg;
+	struct rte_mbuf *staged[SIRQ_STAGE_SIZE];
+};
+
+struct sirq_lcore {
+	struct sirq_cpu *cpu;
+	void *cpu_mem;
+	unsigned int lcore_id;
+	int socket;
+	uint32_t stop;
+
+	/* The poll list, a ring of NAPI indexes; dispatcher/NET_RX only. */
+	uint16_t poll_head;
+	uint16_t poll_len;
+	uint16_t poll_list[SIRQ_LCORE_MAX_NAPI];
+	uint16_t nb_napi;
+	struct sirq_napi napi[SIRQ_LCORE_MAX_NAPI];
+
+	struct sirq_lcore_conf conf;
+	rte_cpuset_t worker_cpus;
+	pthread_t worker;
+	bool worker_running;
+	int worker_fd;			/* eventfd the worker sleeps on */
+	int kick_fd;			/* eventfd that wakes an irq dispatcher */
+	int epoll_fd;			/* irq mode */
+	unsigned int nb_rx_intr;	/* irq mode: queues with interrupts */
+
+	struct sirq_lcore_stats stats __rte_cache_aligned;
+};
+
+void sirq_net_rx_action(struct sirq_cpu *cpu, void *arg);
+
+void sirq_lcore_foreach(void (*fn)(struct sirq_lcore *lc, void *arg),
+			void *arg);
+void sirq_lcore_registry_lock(void);
+void sirq_lcore_registry_unlock(void);
+struct sirq_lcore *sirq_lcore_lookup_locked(unsigned int lcore_id);
+
+#endif /* SIRQ_LCORE_H */

@@ -1,0 +1,425 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+
+/*
+ * Observability: the /sirq/ telemetry commands and the JSON report.
+ *
+ * Both walk the same visitors, so a counter added here shows up in
+ * dpdk-telemetry.py and in the apps' JSON alike. Telemetry callbacks run
+ * on the telemetry thread: they read through sirq_stats_get() and
+ * sirq_lcore_stats_get() (atomic per counter) under the registry lock,
+ * which keeps an lcore from being freed underneath them.
+ */
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_telemetry.h>
+
+#include "sirq_private.h"
+#include "sirq_lcore.h"
+
+static const char *const mode_names[SIRQ_MODE_MAX] = {
+	[SIRQ_MODE_POLL] = "poll",
+	[SIRQ_MODE_IRQ] = "irq",
+};
+
+/* Sink of (name, value) pairs: a telemetry dict or a JSON object. */
+typedef void (*emit_u64_t)(void *sink, const char *name, uint64_t v);
+
+static void
+visit_config(const struct sirq_lcore *lc, emit_u64_t emit, void *sink)
+{
+	const struct sirq_lcore_conf *c = &lc->conf;
+	const struct sirq_params *p = &sirq_cpu_conf(lc->cpu)->params;
+
+	emit(sink, "max_restart", p->max_restart);
+	emit(sink, "max_time_ns", p->max_time_ns);
+	emit(sink, "defer_window_ns", p->defer_window_ns);
+	emit(sink, "overload_window_ns", p->overload_window_ns);
+	emit(sink, "expedited_mask", p->expedited_mask);
+	emit(sink, "tick_hz", p->tick_hz);
+	emit(sink, "stall_threshold_ns", p->stall_threshold_ns);
+	emit(sink, "napi_weight", c->napi_weight);
+	emit(sink, "netdev_budget", c->netdev_budget);
+	emit(sink, "netdev_budget_us", c->netdev_budget_us);
+	emit(sink, "irq_tick_us", c->irq_tick_us);
+	emit(sink, "irq_priority", (uint64_t)c->irq_priority);
+	emit(sink, "rx_queues", lc->nb_napi);
+}
+
+static void
+visit_counters(const struct sirq_lcore *lc, const struct sirq_stats *st,
+	       emit_u64_t emit, void *sink)
+{
+	struct sirq_lcore_stats ls;
+	char name[64];
+	unsigned int i, c;
+
+	sirq_lcore_stats_get(lc, &ls);
+	emit(sink, "iterations", ls.iterations);
+	emit(sink, "rx_packets", ls.rx_packets);
+	emit(sink, "rx_polls", ls.rx_polls);
+	emit(sink, "time_squeeze", ls.time_squeeze);
+	emit(sink, "budget_exhausted", ls.budget_exhausted);
+	emit(sink, "irq_sleeps", ls.irq_sleeps);
+	emit(sink, "worker_passes", ls.worker_passes);
+
+	for (i = 0; i < SIRQ_EXIT_MAX; i++)
+		for (c = 0; c < SIRQ_CTX_MAX; c++) {
+			snprintf(name, sizeof(name), "pass_%s_%s",
+				 sirq_exit_name(i), sirq_ctx_name(c));
+			emit(sink, name, st->pass_exit[i][c]);
+		}
+	for (i = 0; i < SIRQ_WAKE_MAX; i++) {
+		snprintf(name, sizeof(name), "wakeup_%s", sirq_wake_name(i));
+		emit(sink, name, st->wakeups[i]);
+	}
+	for (i = 0; i < SIRQ_WINDOW_MAX; i++) {
+		snprintf(name, sizeof(name), "window_%s", sirq_window_name(i));
+		emit(sink, name, st->windows_opened[i]);
+	}
+	emit(sink, "window_overrides", st->window_overrides);
+	emit(sink, "windows_closed_idle", st->windows_closed_idle);
+	emit(sink, "stale_windows_ignored", st->stale_windows_ignored);
+	emit(sink, "deferred_to_worker", st->deferred_to_worker);
+	emit(sink, "lock_busy", st->lock_busy);
+}
+
+/* Vectors worth showing: the kernel's ten and any registered beyond. */
+static bool
+vector_shown(const struct sirq_stats *st, unsigned int v)
+{
+	return v < SIRQ_NR_KERNEL_VECTORS ||
+		st->runs[v][SIRQ_CTX_INLINE] + st->runs[v][SIRQ_CTX_WORKER] != 0;
+}
+
+static void
+visit_vector(const struct sirq_stats *st, unsigned int v, emit_u64_t emit,
+	     void *sink)
+{
+	emit(sink, "runs_inline", st->runs[v][SIRQ_CTX_INLINE]);
+	emit(sink, "runs_worker", st->runs[v][SIRQ_CTX_WORKER]);
+	emit(sink, "time_ns_inline", st->time_ns[v][SIRQ_CTX_INLINE]);
+	emit(sink, "time_ns_worker", st->time_ns[v][SIRQ_CTX_WORKER]);
+}
+
+static void
+visit_latency(const struct sirq_latency *lat, emit_u64_t emit, void *sink)
+{
+	emit(sink, "samples", lat->samples);
+	emit(sink, "mean_ns", lat->samples ? lat->sum_ns / lat->samples : 0);
+	emit(sink, "p50_ns", sirq_latency_quantile(lat, 0.50));
+	emit(sink, "p99_ns", sirq_latency_quantile(lat, 0.99));
+	emit(sink, "p999_ns", sirq_latency_quantile(lat, 0.999));
+	emit(sink, "max_ns", lat->max_ns);
+	emit(sink, "stalls", lat->stalls);
+}
+
+/* Telemetry. */
+
+static void
+tel_emit(void *sink, const char *name, uint64_t v)
+{
+	rte_tel_data_add_dict_u64(sink, name, v);
+}
+
+static int
+parse_lcore_param(const char *params, unsigned int *lcore_id)
+{
+	char *end;
+	unsigned long v;
+
+	if (params == NULL || *params == '\0')
+		return -EINVAL;
+	errno = 0;
+	v = strtoul(params, &end, 10);
+	if (errno != 0 || *end != '\0' || v >= RTE_MAX_LCORE)
+		return -EINVAL;
+	*lcore_id = (unsigned int)v;
+	return 0;
+}
+
+struct tel_walk {
+	struct rte_tel_data *d;
+};
+
+static void
+tel_softirqs_one(struct sirq_lcore *lc, void *arg)
+{
+	struct tel_walk *w = arg;
+	struct rte_tel_data *per = rte_tel_data_alloc();
+	struct sirq_stats st;
+	char name[32];
+	unsigned int v;
+
+	if (per == NULL)
+		return;
+	sirq_stats_get(lc->cpu, &st);
+	rte_tel_data_start_dict(per);
+	for (v = 0; v < SIRQ_MAX_VECTORS; v++)
+		if (vector_shown(&st, v))
+			rte_tel_data_add_dict_u64(per,
+				sirq_vector_name(lc->cpu, v),
+				st.runs[v][SIRQ_CTX_INLINE] +
+				st.runs[v][SIRQ_CTX_WORKER]);
+	snprintf(name, sizeof(name), "lcore%u", lc->lcore_id);
+	rte_tel_data_add_dict_container(w->d, name, per, 0);
+}
+
+static int
+tel_softirqs(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	struct tel_walk w = { .d = d };
+
+	RTE_SET_USED(cmd);
+	RTE_SET_USED(params);
+	rte_tel_data_start_dict(d);
+	sirq_lcore_foreach(tel_softirqs_one, &w);
+	return 0;
+}
+
+static int
+tel_stats(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	struct sirq_lcore *lc;
+	struct sirq_stats st;
+	unsigned int id;
+	int ret = -EINVAL;
+
+	RTE_SET_USED(cmd);
+	if (parse_lcore_param(params, &id) != 0)
+		return -EINVAL;
+	sirq_lcore_registry_lock();
+	lc = sirq_lcore_lookup_locked(id);
+	if (lc != NULL) {
+		sirq_stats_get(lc->cpu, &st);
+		rte_tel_data_start_dict(d);
+		rte_tel_data_add_dict_string(d, "policy",
+			sirq_policy_name(sirq_cpu_conf(lc->cpu)->params.policy));
+		visit_counters(lc, &st, tel_emit, d);
+		ret = 0;
+	}
+	sirq_lcore_registry_unlock();
+	return ret;
+}
+
+static int
+tel_latency(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	struct sirq_lcore *lc;
+	struct sirq_stats *st;
+	unsigned int id, v;
+	int ret = -EINVAL;
+
+	RTE_SET_USED(cmd);
+	if (parse_lcore_param(params, &id) != 0)
+		return -EINVAL;
+	st = malloc(sizeof(*st));
+	if (st == NULL)
+		return -ENOMEM;
+	sirq_lcore_registry_lock();
+	lc = sirq_lcore_lookup_locked(id);
+	if (lc != NULL) {
+		sirq_stats_get(lc->cpu, st);
+		rte_tel_data_start_dict(d);
+		for (v = 0; v < SIRQ_MAX_VECTORS; v++) {
+			struct rte_tel_data *per;
+
+			if (st->latency[v].samples == 0)
+				continue;
+			per = rte_tel_data_alloc();
+			if (per == NULL)
+				break;
+			rte_tel_data_start_dict(per);
+			visit_latency(&st->latency[v], tel_emit, per);
+			rte_tel_data_add_dict_container(d,
+				sirq_vector_name(lc->cpu, v), per, 0);
+		}
+		ret = 0;
+	}
+	sirq_lcore_registry_unlock();
+	free(st);
+	return ret;
+}
+
+static void
+tel_config_one(struct sirq_lcore *lc, void *arg)
+{
+	struct tel_walk *w = arg;
+	struct rte_tel_data *per = rte_tel_data_alloc();
+	char name[32];
+
+	if (per == NULL)
+		return;
+	rte_tel_data_start_dict(per);
+	rte_tel_data_add_dict_string(per, "policy",
+		sirq_policy_name(sirq_cpu_conf(lc->cpu)->params.policy));
+	rte_tel_data_add_dict_string(per, "mode", mode_names[lc->conf.mode]);
+	visit_config(lc, tel_emit, per);
+	snprintf(name, sizeof(name), "lcore%u", lc->lcore_id);
+	rte_tel_data_add_dict_container(w->d, name, per, 0);
+}
+
+static int
+tel_config(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	struct tel_walk w = { .d = d };
+
+	RTE_SET_USED(cmd);
+	RTE_SET_USED(params);
+	rte_tel_data_start_dict(d);
+	sirq_lcore_foreach(tel_config_one, &w);
+	return 0;
+}
+
+int
+sirq_telemetry_register(void)
+{
+	static const struct {
+		const char *cmd;
+		telemetry_cb fn;
+		const char *help;
+	} cmds[] = {
+		{ "/sirq/softirqs", tel_softirqs,
+		  "Handler runs per lcore and vector, like /proc/softirqs. No parameters." },
+		{ "/sirq/stats", tel_stats,
+		  "Engine and dispatcher counters of an lcore. Parameter: lcore id." },
+		{ "/sirq/latency", tel_latency,
+		  "Raise-to-run latency per vector of an lcore. Parameter: lcore id." },
+		{ "/sirq/config", tel_config,
+		  "Policy and parameters of every lcore. No parameters." },
+	};
+	static bool done;
+	unsigned int i;
+	int ret;
+
+	if (done)
+		return 0;
+	for (i = 0; i < RTE_DIM(cmds); i++) {
+		ret = rte_telemetry_register_cmd(cmds[i].cmd, cmds[i].fn,
+						 cmds[i].help);
+		if (ret != 0) {
+			SIRQ_LOG(ERR, "telemetry command %s: %s", cmds[i].cmd,
+				 strerror(-ret));
+			return ret;
+		}
+	}
+	done = true;
+	return 0;
+}
+
+/* JSON report. */
+
+struct json_sink {
+	FILE *f;
+	const char *sep;
+};
+
+static void
+json_emit(void *sink, const char *name, uint64_t v)
+{
+	struct json_sink *j = sink;
+
+	fprintf(j->f, "%s\"%s\": %" PRIu64, j->sep, name, v);
+	j->sep = ", ";
+}
+
+static void
+json_object(FILE *f, const char *key, void (*body)(struct json_sink *j,
+		const void *arg), const void *arg, const char *sep)
+{
+	struct json_sink j = { .f = f, .sep = "" };
+
+	fprintf(f, "%s\"%s\": {", sep, key);
+	body(&j, arg);
+	fputc('}', f);
+}
+
+struct json_lcore {
+	const struct sirq_lcore *lc;
+	const struct sirq_stats *st;
+	unsigned int v;
+};
+
+static void
+json_config_body(struct json_sink *j, const void *arg)
+{
+	const struct json_lcore *x = arg;
+
+	fprintf(j->f, "\"policy\": \"%s\", \"mode\": \"%s\"",
+		sirq_policy_name(sirq_cpu_conf(x->lc->cpu)->params.policy),
+		mode_names[x->lc->conf.mode]);
+	j->sep = ", ";
+	visit_config(x->lc, json_emit, j);
+}
+
+static void
+json_counters_body(struct json_sink *j, const void *arg)
+{
+	const struct json_lcore *x = arg;
+
+	visit_counters(x->lc, x->st, json_emit, j);
+}
+
+static void
+json_vector_body(struct json_sink *j, const void *arg)
+{
+	const struct json_lcore *x = arg;
+	const struct sirq_latency *lat = &x->st->latency[x->v];
+	unsigned int b;
+
+	visit_vector(x->st, x->v, json_emit, j);
+	fprintf(j->f, ", \"latency\": {");
+	j->sep = "";
+	visit_latency(lat, json_emit, j);
+	fprintf(j->f, ", \"hist_log2_ns\": [");
+	for (b = 0; b < SIRQ_LAT_BUCKETS; b++)
+		fprintf(j->f, "%s%" PRIu64, b ? ", " : "", lat->hist[b]);
+	fprintf(j->f, "]}");
+}
+
+struct json_walk {
+	FILE *f;
+	unsigned int n;
+	struct sirq_stats *st;
+};
+
+static void
+json_lcore_one(struct sirq_lcore *lc, void *arg)
+{
+	struct json_walk *w = arg;
+	struct json_lcore x = { .lc = lc, .st = w->st };
+	unsigned int v;
+
+	sirq_stats_get(lc->cpu, w->st);
+	fprintf(w->f, "%s\n  {\"lcore\": %u, ", w->n++ ? "," : "",
+		lc->lcore_id);
+	json_object(w->f, "config", json_config_body, &x, "");
+	json_object(w->f, "counters", json_counters_body, &x, ", ");
+	fprintf(w->f, ", \"vectors\": {");
+	for (v = 0; v < SIRQ_MAX_VECTORS; v++) {
+		if (!vector_shown(w->st, v))
+			continue;
+		x.v = v;
+		json_object(w->f, sirq_vector_name(lc->cpu, v),
+			    json_vector_body, &x, v ? ", " : "");
+	}
+	fprintf(w->f, "}}");
+}
+
+int
+sirq_stats_json(FILE *f)
+{
+	struct json_walk w = { .f = f };
+
+	w.st = malloc(sizeof(*w.st));
+	if (w.st == NULL)
+		return -ENOMEM;
+	fprintf(f, "{\"lcores\": [");
+	sirq_lcore_foreach(json_lcore_one, &w);
+	fprintf(f, "\n]}\n");
+	free(w.st);
+	return ferror(f) ? -EIO : 0;
+}
