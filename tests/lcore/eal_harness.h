@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+
+#ifndef SIRQ_EAL_HARNESS_H
+#define SIRQ_EAL_HARNESS_H
+
+/*
+ * Integration tests of the DPDK binding: every test is its own process
+ * (Criterion forks) with its own EAL: --no-huge, --no-pci, its own
+ * --file-prefix, lcores 0 (the test) and 1 (the dispatcher), and the
+ * virtual devices the test names.
+ */
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <criterion/criterion.h>
+
+#include <rte_mbuf.h>
+#include <rte_mempool.h>
+
+#include "sirq.h"
+
+/* The dispatcher's lcore; the test itself runs on the main lcore 0. */
+#define TEST_LCORE 1
+#define TEST_POOL_SIZE 8191
+#define TEST_RING_SIZE 1024
+
+/* EAL with @vdevs (NULL-terminated --vdev arguments); fails the test. */
+void eal_start(const char *const *vdevs);
+
+/* File prefix of this process's EAL, for dpdk-telemetry.py -f. */
+const char *eal_prefix(void);
+
+/* The test's mbuf pool (created by eal_start). */
+struct rte_mempool *test_pool(void);
+
+/* Configure and start @port with @nb_queues Rx/Tx queues. */
+void port_start(uint16_t port, uint16_t nb_queues, bool rx_intr);
+
+/* Launch sirq_lcore_main() on TEST_LCORE. */
+void dispatcher_launch(struct sirq_lcore *lc);
+
+/* Stop it, wait for it; fails the test if it returned an error. */
+void dispatcher_join(struct sirq_lcore *lc);
+
+/* Monotonic nanoseconds. */
+uint64_t now_ns(void);
+
+/* Wait until *@counter >= @want or @timeout_ms passes; true if reached. */
+bool wait_for(const volatile uint64_t *counter, uint64_t want,
+	      unsigned int timeout_ms);
+
+/* Mbufs of the test pool not in the pool (nor its caches). */
+unsigned int pool_in_use(void);
+
+#endif /* SIRQ_EAL_HARNESS_H */
