@@ -508,6 +508,15 @@ enum sirq_mode {
 /** irq mode: the interrupt-coalescing analogue when no Rx interrupt comes. */
 #define SIRQ_IRQ_TICK_US_DEFAULT 100
 #define SIRQ_IRQ_PRIORITY_DEFAULT 50
+/**
+ * SCHED_FIFO priority of the worker while it runs a pass. A pass of the
+ * kernel's softirq loop cannot be preempted by tasks; a user-space worker
+ * preempted while holding the execution lock would stall the dispatcher,
+ * so it runs each pass (at most max_time plus one handler) above every
+ * SCHED_OTHER task and drops back between passes, where cond_resched()
+ * lets tasks in. Below the irq-mode dispatcher's priority.
+ */
+#define SIRQ_WORKER_BOOST_PRIORITY_DEFAULT 1
 /** Packets fetched per queue to learn that it has work. */
 #define SIRQ_STAGE_SIZE 32
 /** Rx queues (NAPI contexts) per lcore. */
@@ -541,6 +550,8 @@ struct sirq_lcore_conf {
 	const char *worker_cpus;
 	uint32_t irq_tick_us;		/**< irq mode: longest sleep */
 	int irq_priority;		/**< irq mode: SCHED_FIFO priority */
+	/** SCHED_FIFO priority of a worker pass; 0 runs passes unboosted. */
+	int worker_boost_priority;
 	sirq_app_fn_t app_fn;		/**< poll mode: optional slice */
 	void *app_arg;
 	sirq_need_resched_fn_t need_resched_fn;	/**< optional */

@@ -111,6 +111,7 @@ sirq_lcore_conf_default(struct sirq_lcore_conf *conf)
 	conf->netdev_budget_us = SIRQ_NETDEV_BUDGET_US_DEFAULT;
 	conf->irq_tick_us = SIRQ_IRQ_TICK_US_DEFAULT;
 	conf->irq_priority = SIRQ_IRQ_PRIORITY_DEFAULT;
+	conf->worker_boost_priority = SIRQ_WORKER_BOOST_PRIORITY_DEFAULT;
 }
 
 /* Parse "2", "2-3,6" into a cpuset; -EINVAL names nothing, caller logs. */
@@ -171,6 +172,15 @@ check_conf(unsigned int lcore_id, const struct sirq_lcore_conf *c)
 	    (c->irq_priority < sched_get_priority_min(SCHED_FIFO) ||
 	     c->irq_priority > sched_get_priority_max(SCHED_FIFO)))
 		BAD("irq priority %d not a SCHED_FIFO priority", c->irq_priority);
+	if (c->worker_boost_priority != 0 &&
+	    (c->worker_boost_priority < sched_get_priority_min(SCHED_FIFO) ||
+	     c->worker_boost_priority > sched_get_priority_max(SCHED_FIFO)))
+		BAD("worker boost priority %d not a SCHED_FIFO priority",
+		    c->worker_boost_priority);
+	if (c->mode == SIRQ_MODE_IRQ &&
+	    c->worker_boost_priority >= c->irq_priority)
+		BAD("worker boost priority %d must be below irq priority %d",
+		    c->worker_boost_priority, c->irq_priority);
 	return 0;
 #undef BAD
 }
@@ -448,6 +458,41 @@ sirq_net_rx_action(struct sirq_cpu *cpu, void *arg)
 		sirq_raise_irqoff(cpu, SIRQ_NET_RX);
 }
 
+/* Enter or leave the non-preemptible part of a worker pass. */
+static void
+worker_boost(struct sirq_lcore *lc, bool on)
+{
+	struct sched_param sp = {
+		.sched_priority = on ? lc->conf.worker_boost_priority : 0,
+	};
+	int ret;
+
+	ret = pthread_setschedparam(pthread_self(),
+				    on ? SCHED_FIFO : SCHED_OTHER, &sp);
+	if (ret != 0 && on) {
+		SIRQ_LOG(WARNING,
+			 "sirqd/%u: SCHED_FIFO %d refused (%s): passes run preemptible",
+			 lc->lcore_id, lc->conf.worker_boost_priority,
+			 strerror(ret));
+		lc->conf.worker_boost_priority = 0;
+	}
+}
+
+static enum sirq_worker_status
+worker_pass(struct sirq_lcore *lc)
+{
+	enum sirq_worker_status st;
+	bool boost = lc->conf.worker_boost_priority != 0 &&
+		sirq_pending(lc->cpu) != 0;
+
+	if (boost)
+		worker_boost(lc, true);
+	st = sirq_worker_run(lc->cpu);
+	if (boost && lc->conf.worker_boost_priority != 0)
+		worker_boost(lc, false);
+	return st;
+}
+
 static void *
 worker_main(void *arg)
 {
@@ -455,7 +500,7 @@ worker_main(void *arg)
 	uint64_t token;
 
 	for (;;) {
-		switch (sirq_worker_run(lc->cpu)) {
+		switch (worker_pass(lc)) {
 		case SIRQ_WORKER_SLEEP:
 			if (read(lc->worker_fd, &token, sizeof(token)) < 0 &&
 			    errno != EINTR)

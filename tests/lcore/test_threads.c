@@ -1,0 +1,193 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+
+/*
+ * The policies on real threads: the dispatcher on lcore 1, sirqd pinned to
+ * CPU 0, and a vector that always has more work (it re-raises itself).
+ * Then the test starves sirqd: it runs SCHED_FIFO on CPU 0 for a while,
+ * so sirqd is runnable but does not run, as when the application keeps
+ * the CPU. What the dispatcher does meanwhile is the policy.
+ */
+
+#include <pthread.h>
+#include <sched.h>
+#include <unistd.h>
+
+#include <rte_cycles.h>
+#include <rte_lcore.h>
+
+#include "eal_harness.h"
+
+#define VEC_LOAD SIRQ_NR_KERNEL_VECTORS
+#define LOAD_WORK_US 20			/* per handler run */
+#define WARMUP_MS 100			/* sirqd and dispatcher both run */
+#define STARVE_MS 400			/* > 100 ms overload window, x4 */
+#define HOG_PRIORITY 1			/* SCHED_FIFO, >= sirqd's boost */
+#define LOST_WAKEUP_ROUNDS 20000
+
+static void
+endless_work(struct sirq_cpu *cpu, void *arg)
+{
+	uint64_t end = rte_get_tsc_cycles() +
+		rte_get_tsc_hz() / 1000000 * LOAD_WORK_US;
+
+	(void)arg;
+	while (rte_get_tsc_cycles() < end)
+		;
+	sirq_raise_irqoff(cpu, VEC_LOAD);
+}
+
+static struct sirq_lcore *
+starvable_lcore(enum sirq_policy_id policy)
+{
+	struct sirq_lcore_conf conf;
+	struct sirq_lcore *lc;
+
+	eal_start(NULL);
+	sirq_lcore_conf_default(&conf);
+	conf.params.policy = policy;
+	conf.worker_cpus = "0";
+	lc = sirq_lcore_create(TEST_LCORE, &conf);
+	cr_assert(lc != NULL);
+	cr_assert(sirq_register(sirq_lcore_cpu(lc), VEC_LOAD, endless_work,
+				NULL, "LOAD") == 0);
+	return lc;
+}
+
+/* Keep CPU 0 for @ms at SCHED_FIFO: sirqd, pinned there, cannot run. */
+static void
+starve_cpu0(unsigned int ms)
+{
+	struct sched_param fifo = { .sched_priority = HOG_PRIORITY };
+	struct sched_param other = { .sched_priority = 0 };
+	uint64_t end = now_ns() + (uint64_t)ms * 1000000ULL;
+
+	cr_assert(pthread_setschedparam(pthread_self(), SCHED_FIFO, &fifo) == 0,
+		  "SCHED_FIFO needs root");
+	while (now_ns() < end)
+		;
+	pthread_setschedparam(pthread_self(), SCHED_OTHER, &other);
+}
+
+struct starve_result {
+	struct sirq_stats before;	/* when the starvation began */
+	struct sirq_stats after;	/* when it ended */
+};
+
+static void
+run_starvation(enum sirq_policy_id policy, struct starve_result *r)
+{
+	struct sirq_lcore *lc = starvable_lcore(policy);
+	struct sirq_cpu *cpu = sirq_lcore_cpu(lc);
+
+	dispatcher_launch(lc);
+	cr_assert(sirq_raise(cpu, VEC_LOAD) == 0);
+	usleep(WARMUP_MS * 1000);
+	sirq_stats_get(cpu, &r->before);
+	starve_cpu0(STARVE_MS);
+	sirq_stats_get(cpu, &r->after);
+	dispatcher_join(lc);
+	sirq_lcore_free(lc);
+}
+
+static uint64_t
+inline_runs(const struct sirq_stats *st)
+{
+	return st->runs[VEC_LOAD][SIRQ_CTX_INLINE];
+}
+
+static uint64_t
+worker_runs(const struct sirq_stats *st)
+{
+	return st->runs[VEC_LOAD][SIRQ_CTX_WORKER];
+}
+
+Test(lcore_threads, ksoftirqd_leaves_a_starved_worker_its_work, .timeout = 30)
+{
+	struct starve_result r;
+
+	run_starvation(SIRQ_POLICY_KSOFTIRQD, &r);
+	cr_expect_gt(worker_runs(&r.before), 0, "sirqd took over");
+	cr_expect_eq(inline_runs(&r.after), inline_runs(&r.before),
+		     "nothing ran inline while sirqd was starved");
+	cr_expect_eq(r.after.window_overrides, 0);
+}
+
+Test(lcore_threads, kicinski_takes_the_work_back_after_the_window, .timeout = 30)
+{
+	struct starve_result r;
+
+	run_starvation(SIRQ_POLICY_KICINSKI, &r);
+	cr_expect_gt(worker_runs(&r.before), 0, "sirqd took over");
+	cr_expect_gt(r.after.deferred_to_worker, 0, "the dispatcher deferred");
+	cr_expect_gt(inline_runs(&r.after), inline_runs(&r.before),
+		     "inline runs resumed while sirqd was starved");
+	cr_expect_gt(r.after.window_overrides, r.before.window_overrides,
+		     "after its window ended");
+}
+
+Test(lcore_threads, mainline_keeps_running_inline, .timeout = 30)
+{
+	struct starve_result r;
+
+	run_starvation(SIRQ_POLICY_MAINLINE, &r);
+	cr_expect_gt(r.after.pass_exit[SIRQ_EXIT_RESTART][SIRQ_CTX_INLINE], 0,
+		     "inline passes left work for sirqd");
+	cr_expect_gt(inline_runs(&r.after), inline_runs(&r.before));
+	cr_expect_eq(r.after.deferred_to_worker, 0);
+}
+
+Test(lcore_threads, threaded_runs_nothing_on_the_dispatcher, .timeout = 30)
+{
+	struct starve_result r;
+
+	run_starvation(SIRQ_POLICY_THREADED, &r);
+	cr_expect_gt(worker_runs(&r.after), 0);
+	cr_expect_eq(inline_runs(&r.after), 0);
+	cr_expect_eq(r.after.runs[SIRQ_TIMER][SIRQ_CTX_INLINE], 0);
+}
+
+/*
+ * Every round needs a wake-up of an idle sirqd (threaded: it alone runs
+ * handlers): one lost wake-up leaves the round waiting forever, and the
+ * test's timeout fails it.
+ */
+static uint64_t rounds_done;
+
+static void
+count_round(struct sirq_cpu *cpu, void *arg)
+{
+	(void)cpu;
+	(void)arg;
+	__atomic_fetch_add(&rounds_done, 1, __ATOMIC_RELEASE);
+}
+
+Test(lcore_threads, no_wakeup_is_lost, .timeout = 120)
+{
+	struct sirq_lcore_conf conf;
+	struct sirq_lcore *lc;
+	struct sirq_stats st;
+	uint64_t i;
+
+	eal_start(NULL);
+	sirq_lcore_conf_default(&conf);
+	conf.params.policy = SIRQ_POLICY_THREADED;
+	conf.worker_cpus = "0";
+	lc = sirq_lcore_create(TEST_LCORE, &conf);
+	cr_assert(lc != NULL);
+	cr_assert(sirq_register(sirq_lcore_cpu(lc), VEC_LOAD, count_round,
+				NULL, "ROUND") == 0);
+	dispatcher_launch(lc);
+	for (i = 1; i <= LOST_WAKEUP_ROUNDS; i++) {
+		/* Raise only once sirqd has gone (or is going) to sleep. */
+		while (sirq_worker_state(sirq_lcore_cpu(lc)) != SIRQ_WORKER_IDLE)
+			sched_yield();
+		cr_assert(sirq_raise(sirq_lcore_cpu(lc), VEC_LOAD) == 0);
+		while (__atomic_load_n(&rounds_done, __ATOMIC_ACQUIRE) < i)
+			sched_yield();
+	}
+	dispatcher_join(lc);
+	sirq_stats_get(sirq_lcore_cpu(lc), &st);
+	cr_expect_eq(st.runs[VEC_LOAD][SIRQ_CTX_WORKER], LOST_WAKEUP_ROUNDS);
+	cr_expect_gt(st.wakeups[SIRQ_WAKE_HANDOFF], 0);
+	sirq_lcore_free(lc);
+}
