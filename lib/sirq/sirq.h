@@ -316,6 +316,18 @@ int sirq_register(struct sirq_cpu *cpu, unsigned int vec,
 		  sirq_handler_t handler, void *arg, const char *name);
 
 /**
+ * Keep a vector on the dispatcher: the worker never runs it, and while it
+ * is pending the dispatcher runs the loop itself whatever the policy says
+ * (as for expedited vectors).
+ *
+ * For handlers bound to the dispatcher thread's identity, such as DPDK's
+ * per-lcore rte_timer lists. Set before the dispatcher starts.
+ *
+ * @return 0, or -EINVAL if @p vec >= SIRQ_MAX_VECTORS.
+ */
+int sirq_set_inline_only(struct sirq_cpu *cpu, unsigned int vec, bool on);
+
+/**
  * Mark a vector pending (raise_softirq()). Safe from any thread.
  *
  * The time of the first raise since the vector last ran is kept for the
@@ -566,6 +578,7 @@ struct sirq_lcore_stats {
 	uint64_t time_squeeze;		/**< NET_RX ran out of budget or time */
 	uint64_t budget_exhausted;	/**< ... of which packet budget */
 	uint64_t irq_sleeps;		/**< irq mode: sleeps */
+	uint64_t irq_rx_events;		/**< irq mode: Rx interrupts seen */
 	uint64_t worker_passes;		/**< worker loop passes */
 };
 

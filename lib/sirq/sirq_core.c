@@ -313,6 +313,33 @@ sirq_register(struct sirq_cpu *cpu, unsigned int vec, sirq_handler_t handler,
 	return 0;
 }
 
+int
+sirq_set_inline_only(struct sirq_cpu *cpu, unsigned int vec, bool on)
+{
+	if (cpu == NULL || vec >= SIRQ_MAX_VECTORS)
+		return -EINVAL;
+	if (on)
+		cpu->inline_only |= SIRQ_BIT(vec);
+	else
+		cpu->inline_only &= ~SIRQ_BIT(vec);
+	return 0;
+}
+
+/* What a context may run: the worker leaves inline-only vectors pending. */
+static inline uint32_t
+runnable_mask(const struct sirq_cpu *cpu, enum sirq_ctx ctx)
+{
+	return ctx == SIRQ_CTX_WORKER ? ~cpu->inline_only : UINT32_MAX;
+}
+
+/* Take the pending bits of @mask, leaving the others set. */
+static inline uint32_t
+take_pending(struct sirq_cpu *cpu, uint32_t mask)
+{
+	return __atomic_fetch_and(&cpu->pending, ~mask, __ATOMIC_ACQUIRE) &
+		mask;
+}
+
 static inline int
 mark_pending(struct sirq_cpu *cpu, unsigned int vec, bool kick)
 {
@@ -470,11 +497,12 @@ do_softirq(struct sirq_cpu *cpu, enum sirq_ctx ctx)
 	uint64_t end = sirq_jiffies(cpu, now) +
 		sirq_span(cpu, cpu->params.max_time_ns);
 	unsigned int max_restart = cpu->params.max_restart;
+	uint32_t mask = runnable_mask(cpu, ctx);
 	enum sirq_exit why;
 	uint32_t pending;
 
 	cpu->lock_depth++;
-	pending = __atomic_exchange_n(&cpu->pending, 0, __ATOMIC_ACQUIRE);
+	pending = take_pending(cpu, mask);
 	for (;;) {
 		while (pending != 0) {
 			unsigned int vec = (unsigned int)__builtin_ctz(pending);
@@ -483,7 +511,8 @@ do_softirq(struct sirq_cpu *cpu, enum sirq_ctx ctx)
 			now = run_action(cpu, vec, ctx, now);
 		}
 
-		pending = __atomic_load_n(&cpu->pending, __ATOMIC_ACQUIRE);
+		pending = __atomic_load_n(&cpu->pending, __ATOMIC_ACQUIRE) &
+			mask;
 		if (pending == 0) {
 			why = SIRQ_EXIT_DRAINED;
 			break;
@@ -501,8 +530,7 @@ do_softirq(struct sirq_cpu *cpu, enum sirq_ctx ctx)
 			why = SIRQ_EXIT_RESTART;
 			break;
 		}
-		pending = __atomic_exchange_n(&cpu->pending, 0,
-					      __ATOMIC_ACQUIRE);
+		pending = take_pending(cpu, mask);
 	}
 	cpu->lock_depth--;
 
@@ -525,7 +553,8 @@ run_or_defer(struct sirq_cpu *cpu, uint32_t pending)
 {
 	uint64_t now_j = sirq_jiffies(cpu, sirq_clock(cpu));
 
-	if (cpu->policy->worker_should_handle(cpu, pending, now_j)) {
+	if ((pending & cpu->inline_only) == 0 &&
+	    cpu->policy->worker_should_handle(cpu, pending, now_j)) {
 		/* threaded: the worker may still be asleep. */
 		wakeup_worker(cpu, SIRQ_WAKE_HANDOFF);
 		return SIRQ_IRQ_EXIT_DEFERRED;
@@ -584,7 +613,8 @@ worker_go_idle(struct sirq_cpu *cpu)
 	}
 
 	/* Pairs with the dispatcher's raise-then-look: nobody sleeps on work. */
-	if (__atomic_load_n(&cpu->pending, __ATOMIC_SEQ_CST) != 0) {
+	if ((__atomic_load_n(&cpu->pending, __ATOMIC_SEQ_CST) &
+	     runnable_mask(cpu, SIRQ_CTX_WORKER)) != 0) {
 		uint32_t idle = SIRQ_WORKER_IDLE;
 
 		if (__atomic_compare_exchange_n(&cpu->worker_state, &idle,
@@ -614,7 +644,8 @@ sirq_worker_run(struct sirq_cpu *cpu)
 
 	if (!exec_trylock(cpu))
 		return SIRQ_WORKER_BUSY;
-	if (__atomic_load_n(&cpu->pending, __ATOMIC_ACQUIRE) == 0) {
+	if ((__atomic_load_n(&cpu->pending, __ATOMIC_ACQUIRE) &
+	     runnable_mask(cpu, SIRQ_CTX_WORKER)) == 0) {
 		st = worker_go_idle(cpu);
 	} else {
 		do_softirq(cpu, SIRQ_CTX_WORKER);

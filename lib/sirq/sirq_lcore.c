@@ -276,7 +276,9 @@ sirq_lcore_create(unsigned int lcore_id, const struct sirq_lcore_conf *conf)
 		rte_errno = -ret;
 		goto fail;
 	}
+	/* rte_timer lists belong to an lcore: TIMER stays on its thread. */
 	sirq_register(lc->cpu, SIRQ_TIMER, timer_action, lc, NULL);
+	sirq_set_inline_only(lc->cpu, SIRQ_TIMER, true);
 	sirq_register(lc->cpu, SIRQ_NET_RX, sirq_net_rx_action, lc, NULL);
 
 	rte_spinlock_lock(&lcores_lock);
@@ -350,14 +352,44 @@ sirq_lcore_id(const struct sirq_lcore *lc)
 	return lc->lcore_id;
 }
 
-/* napi_schedule(): put a queue with work on the poll list, raise NET_RX. */
+/*
+ * napi_schedule(): hand a queue with work to NET_RX, which may run on the
+ * worker: the staged packets are published by the release on the ready
+ * mask and taken with the acquire in poll_list_splice().
+ */
 static inline void
 napi_schedule(struct sirq_lcore *lc, uint16_t idx)
 {
-	lc->napi[idx].scheduled = true;
+	__atomic_store_n(&lc->napi[idx].scheduled, true, __ATOMIC_RELAXED);
+	__atomic_fetch_or(&lc->napi_ready, UINT64_C(1) << idx,
+			  __ATOMIC_RELEASE);
+	sirq_raise_irqoff(lc->cpu, SIRQ_NET_RX);
+}
+
+/* napi_complete_done(): give the queue and its staging back. */
+static inline void
+napi_complete(struct sirq_napi *n)
+{
+	__atomic_store_n(&n->scheduled, false, __ATOMIC_RELEASE);
+}
+
+static inline void
+poll_list_add(struct sirq_lcore *lc, uint16_t idx)
+{
 	lc->poll_list[(lc->poll_head + lc->poll_len) % SIRQ_LCORE_MAX_NAPI] = idx;
 	lc->poll_len++;
-	sirq_raise_irqoff(lc->cpu, SIRQ_NET_RX);
+}
+
+static void
+poll_list_splice(struct sirq_lcore *lc)
+{
+	uint64_t ready = __atomic_exchange_n(&lc->napi_ready, 0,
+					     __ATOMIC_ACQUIRE);
+
+	while (ready != 0) {
+		poll_list_add(lc, (uint16_t)__builtin_ctzll(ready));
+		ready &= ready - 1;
+	}
 }
 
 /* The Rx "interrupt": fetch from queues that are not on the poll list. */
@@ -369,7 +401,7 @@ hardirq_rx(struct sirq_lcore *lc)
 	for (i = 0; i < lc->nb_napi; i++) {
 		struct sirq_napi *n = &lc->napi[i];
 
-		if (n->scheduled)
+		if (__atomic_load_n(&n->scheduled, __ATOMIC_ACQUIRE))
 			continue;
 		n->nb_staged = rte_eth_rx_burst(n->port, n->queue, n->staged,
 						SIRQ_STAGE_SIZE);
@@ -427,6 +459,7 @@ sirq_net_rx_action(struct sirq_cpu *cpu, void *arg)
 		(uint64_t)lc->conf.netdev_budget_us * NS_PER_US;
 	int budget = lc->conf.netdev_budget;
 
+	poll_list_splice(lc);
 	while (lc->poll_len != 0) {
 		uint16_t idx = lc->poll_list[lc->poll_head];
 		struct sirq_napi *n = &lc->napi[idx];
@@ -437,13 +470,10 @@ sirq_net_rx_action(struct sirq_cpu *cpu, void *arg)
 
 		work = napi_poll(lc, n);
 		budget -= (int)work;
-		if (work < n->weight) {
-			n->scheduled = false;	/* napi_complete_done() */
-		} else {
-			lc->poll_list[(lc->poll_head + lc->poll_len) %
-				      SIRQ_LCORE_MAX_NAPI] = idx;
-			lc->poll_len++;
-		}
+		if (work < n->weight)
+			napi_complete(n);
+		else
+			poll_list_add(lc, idx);
 
 		if (lc->poll_len == 0)
 			break;
@@ -499,6 +529,16 @@ worker_main(void *arg)
 	struct sirq_lcore *lc = arg;
 	uint64_t token;
 
+	/*
+	 * An lcore id of its own gives sirqd its own mempool caches. It must
+	 * not borrow the dispatcher's: the two run at the same time, and a
+	 * per-lcore cache is not thread-safe. Without one (all ids taken)
+	 * mempools work uncached.
+	 */
+	if (rte_thread_register() != 0 || rte_lcore_id() == LCORE_ID_ANY)
+		SIRQ_LOG(INFO, "sirqd/%u: no lcore id (%s), mempools uncached",
+			 lc->lcore_id, rte_strerror(rte_errno));
+
 	for (;;) {
 		switch (worker_pass(lc)) {
 		case SIRQ_WORKER_SLEEP:
@@ -516,6 +556,7 @@ worker_main(void *arg)
 			break;
 		case SIRQ_WORKER_EXIT:
 		default:
+			rte_thread_unregister();
 			return NULL;
 		}
 	}
@@ -642,8 +683,11 @@ irq_sleep(struct sirq_lcore *lc)
 	for (i = 0; i < n; i++) {
 		uint64_t token;
 
-		if (ev[i].data.u32 == IRQ_KICK_TAG &&
-		    read(lc->kick_fd, &token, sizeof(token)) < 0 &&
+		if (ev[i].data.u32 != IRQ_KICK_TAG) {
+			sirq_stat_add(&lc->stats.irq_rx_events, 1);
+			continue;
+		}
+		if (read(lc->kick_fd, &token, sizeof(token)) < 0 &&
 		    errno != EAGAIN)
 			SIRQ_LOG(ERR, "lcore %u: kick read: %s", lc->lcore_id,
 				 strerror(errno));

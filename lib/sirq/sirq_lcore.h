@@ -31,7 +31,12 @@ struct sirq_napi {
 	uint16_t weight;
 	uint16_t nb_staged;		/* fetched by the "hardirq" */
 	uint16_t staged_pos;		/* consumed by NET_RX */
-	bool scheduled;			/* on the poll list */
+	/*
+	 * NAPI_STATE_SCHED: set by the dispatcher's "hardirq" when a fetch
+	 * found packets, cleared by NET_RX at napi_complete. It hands the
+	 * queue and its staging array from one side to the other.
+	 */
+	bool scheduled;
 	sirq_rx_fn_t fn;
 	void *arg;
 	struct rte_mbuf *staged[SIRQ_STAGE_SIZE];
@@ -44,7 +49,13 @@ struct sirq_lcore {
 	int socket;
 	uint32_t stop;
 
-	/* The poll list, a ring of NAPI indexes; dispatcher/NET_RX only. */
+	/*
+	 * Queues newly scheduled by the "hardirq", a bit per NAPI index; NET_RX
+	 * moves them to its poll list (the kernel splices sd->poll_list with
+	 * irqs off; this is that splice without the irq-off).
+	 */
+	uint64_t napi_ready;
+	/* The poll list, a ring of NAPI indexes; NET_RX (lock holder) only. */
 	uint16_t poll_head;
 	uint16_t poll_len;
 	uint16_t poll_list[SIRQ_LCORE_MAX_NAPI];

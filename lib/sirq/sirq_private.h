@@ -59,6 +59,9 @@ struct sirq_cpu {
 	/* Deadline of a window closed by the worker going idle. */
 	uint64_t stale_end;
 
+	/* Vectors that only the dispatcher may run (sirq_set_inline_only()). */
+	uint32_t inline_only;
+
 	const struct sirq_policy *policy;
 	uint64_t tick_ns;			/* 0 = exact time */
 	struct sirq_params params;

@@ -64,6 +64,7 @@ visit_counters(const struct sirq_lcore *lc, const struct sirq_stats *st,
 	emit(sink, "time_squeeze", ls.time_squeeze);
 	emit(sink, "budget_exhausted", ls.budget_exhausted);
 	emit(sink, "irq_sleeps", ls.irq_sleeps);
+	emit(sink, "irq_rx_events", ls.irq_rx_events);
 	emit(sink, "worker_passes", ls.worker_passes);
 
 	for (i = 0; i < SIRQ_EXIT_MAX; i++)

@@ -170,8 +170,8 @@ Test(lcore_rx, endless_input_net_rx_stops_at_the_packet_budget, .timeout = 60)
 	struct sirq_stats st;
 	uint64_t runs;
 
-	lc = null_flood_lcore(&rec, SIRQ_NETDEV_BUDGET_DEFAULT,
-			      SIRQ_NETDEV_BUDGET_US_DEFAULT);
+	/* A time budget that a preempted run cannot reach first. */
+	lc = null_flood_lcore(&rec, SIRQ_NETDEV_BUDGET_DEFAULT, UINT32_MAX);
 	dispatcher_launch(lc);
 	cr_assert(wait_for(&rec.received, 1000000, 20000));
 	dispatcher_join(lc);

@@ -1,0 +1,203 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+
+/*
+ * irq mode: the dispatcher sleeps when there is nothing to do, and wakes
+ * for Rx interrupts (net_tap, driven by the kernel from a network
+ * namespace the test creates) and for rte_timer deadlines. The tick is set
+ * to a whole second so that only those events can explain what it did.
+ */
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <rte_ether.h>
+#include <rte_ip.h>
+#include <rte_timer.h>
+#include <rte_udp.h>
+
+#include "eal_harness.h"
+
+#define LONG_TICK_US 1000000		/* nothing else wakes it */
+#define QUIET_MS 1000
+/* Poll mode spends all of it; a sleeping dispatcher almost none. */
+#define QUIET_CPU_SHARE_MAX 0.25
+#define TIMER_PERIOD_MS 20
+#define TIMER_RUN_MS 400
+#define UDP_PORT 9
+#define UDP_PACKETS 20
+
+static struct sirq_lcore *
+irq_lcore(void)
+{
+	struct sirq_lcore_conf conf;
+	struct sirq_lcore *lc;
+
+	sirq_lcore_conf_default(&conf);
+	conf.mode = SIRQ_MODE_IRQ;
+	conf.irq_tick_us = LONG_TICK_US;
+	lc = sirq_lcore_create(TEST_LCORE, &conf);
+	cr_assert(lc != NULL);
+	return lc;
+}
+
+static double
+process_cpu_seconds(void)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_SELF, &ru);
+	return (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 +
+		(double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
+}
+
+Test(lcore_irq, idle_dispatcher_sleeps, .timeout = 30)
+{
+	struct sirq_lcore_stats ls;
+	struct sirq_lcore *lc;
+	double cpu;
+
+	eal_start(NULL);
+	lc = irq_lcore();
+	dispatcher_launch(lc);
+	usleep(50 * 1000);
+	cpu = process_cpu_seconds();
+	usleep(QUIET_MS * 1000);
+	cpu = process_cpu_seconds() - cpu;
+	dispatcher_join(lc);
+	sirq_lcore_stats_get(lc, &ls);
+
+	cr_expect_lt(cpu, QUIET_CPU_SHARE_MAX * QUIET_MS / 1000.0,
+		     "the process used %.3f s of CPU in a quiet %d ms", cpu,
+		     QUIET_MS);
+	cr_expect_gt(ls.irq_sleeps, 0);
+	sirq_lcore_free(lc);
+}
+
+static uint64_t timer_fires;
+
+static void
+count_fire(struct rte_timer *t, void *arg)
+{
+	(void)t;
+	(void)arg;
+	__atomic_fetch_add(&timer_fires, 1, __ATOMIC_RELAXED);
+}
+
+Test(lcore_irq, wakes_for_timers, .timeout = 30)
+{
+	struct rte_timer tim;
+	struct sirq_lcore *lc;
+	struct sirq_stats st;
+	uint64_t period;
+
+	eal_start(NULL);
+	period = rte_get_timer_hz() / 1000 * TIMER_PERIOD_MS;
+	lc = irq_lcore();
+	rte_timer_init(&tim);
+	cr_assert(rte_timer_reset(&tim, period, PERIODICAL, TEST_LCORE,
+				  count_fire, NULL) == 0);
+	dispatcher_launch(lc);
+	usleep(TIMER_RUN_MS * 1000);
+	dispatcher_join(lc);
+	rte_timer_stop_sync(&tim);
+	sirq_stats_get(sirq_lcore_cpu(lc), &st);
+
+	/* With only the 1 s tick it would have fired at most once. */
+	cr_expect_geq(timer_fires, TIMER_RUN_MS / TIMER_PERIOD_MS / 2,
+		      "fired %lu times in %d ms", (unsigned long)timer_fires,
+		      TIMER_RUN_MS);
+	cr_expect_eq(st.runs[SIRQ_TIMER][SIRQ_CTX_INLINE] +
+		     st.runs[SIRQ_TIMER][SIRQ_CTX_WORKER], timer_fires,
+		     "from the TIMER vector");
+	sirq_lcore_free(lc);
+}
+
+struct udp_count {
+	uint64_t udp;		/* our test datagrams */
+	uint64_t frames;	/* everything, including IPv6 noise */
+};
+
+static void
+count_udp(struct sirq_lcore *lc, uint16_t port, uint16_t queue,
+	  struct rte_mbuf **pkts, uint16_t n, void *arg)
+{
+	struct udp_count *c = arg;
+	uint16_t i;
+
+	(void)lc;
+	(void)port;
+	(void)queue;
+	for (i = 0; i < n; i++) {
+		const struct rte_ether_hdr *eth =
+			rte_pktmbuf_mtod(pkts[i], const struct rte_ether_hdr *);
+		const struct rte_ipv4_hdr *ip = (const void *)(eth + 1);
+		const struct rte_udp_hdr *udp = (const void *)(ip + 1);
+
+		if (rte_pktmbuf_data_len(pkts[i]) >= sizeof(*eth) + sizeof(*ip) +
+		    sizeof(*udp) &&
+		    eth->ether_type == rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4) &&
+		    ip->next_proto_id == IPPROTO_UDP &&
+		    udp->dst_port == rte_cpu_to_be_16(UDP_PORT))
+			__atomic_fetch_add(&c->udp, 1, __ATOMIC_RELEASE);
+	}
+	c->frames += n;
+	rte_pktmbuf_free_bulk(pkts, n);
+}
+
+static int
+sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static int
+sh(const char *fmt, ...)
+{
+	char cmd[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
+	return system(cmd);
+}
+
+Test(lcore_irq, wakes_for_rx_interrupts_from_a_namespace, .timeout = 60)
+{
+	struct udp_count count = { 0 };
+	struct sirq_lcore_stats ls;
+	struct sirq_lcore *lc;
+	char vdev[64], ns[32], tap[16];
+	const char *vdevs[] = { vdev, NULL };
+	int ok;
+
+	snprintf(ns, sizeof(ns), "sirqt%d", getpid());
+	snprintf(tap, sizeof(tap), "sirqtap%d", getpid() % 100000);
+	snprintf(vdev, sizeof(vdev), "net_tap0,iface=%s", tap);
+	eal_start(vdevs);
+	port_start(0, 1, true);
+	lc = irq_lcore();
+	cr_assert(sirq_lcore_add_rx_queue(lc, 0, 0, count_udp, &count) == 0);
+	dispatcher_launch(lc);
+
+	/* The kernel side: the tap in a namespace of ours, a static peer. */
+	ok = sh("ip netns add %s", ns) == 0 &&
+		sh("ip link set %s netns %s", tap, ns) == 0 &&
+		sh("ip -n %s addr add 10.254.0.2/24 dev %s", ns, tap) == 0 &&
+		sh("ip -n %s link set %s up", ns, tap) == 0 &&
+		sh("ip -n %s neigh add 10.254.0.1 lladdr 02:00:00:00:00:01 dev %s",
+		   ns, tap) == 0 &&
+		sh("ip netns exec %s bash -c 'for i in $(seq %d); do "
+		   "echo sirq > /dev/udp/10.254.0.1/%d; done'",
+		   ns, UDP_PACKETS, UDP_PORT) == 0;
+	if (ok)
+		ok = wait_for(&count.udp, UDP_PACKETS, 10000);
+	dispatcher_join(lc);
+	sh("ip netns del %s", ns);
+	cr_assert(ok, "namespace set-up or traffic failed; %lu datagrams in",
+		  (unsigned long)count.udp);
+
+	sirq_lcore_stats_get(lc, &ls);
+	cr_expect_eq(count.udp, UDP_PACKETS, "every datagram reached NET_RX");
+	cr_expect_gt(ls.irq_rx_events, 0, "woken by Rx interrupts");
+	sirq_lcore_free(lc);
+}

@@ -1,0 +1,132 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+
+/*
+ * Telemetry: dpdk-telemetry.py, pointed at this process's file prefix,
+ * reads the /sirq/ commands while the dispatcher runs, and the numbers it
+ * prints are the ones the library counts.
+ */
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <rte_eth_ring.h>
+#include <rte_ring.h>
+
+#include "eal_harness.h"
+
+#define PACKETS 5000
+#define TELEMETRY_PY "dpdk-telemetry.py"
+
+static uint64_t received;
+
+static void
+drop_rx(struct sirq_lcore *lc, uint16_t port, uint16_t queue,
+	struct rte_mbuf **pkts, uint16_t n, void *arg)
+{
+	(void)lc;
+	(void)port;
+	(void)queue;
+	(void)arg;
+	rte_pktmbuf_free_bulk(pkts, n);
+	__atomic_fetch_add(&received, n, __ATOMIC_RELEASE);
+}
+
+/* Run one command through dpdk-telemetry.py; its JSON line in @out. */
+static void
+telemetry(const char *cmd, char *out, size_t len)
+{
+	char line[512];
+	FILE *p;
+	size_t got;
+
+	snprintf(line, sizeof(line), "echo '%s' | %s -f %s", cmd, TELEMETRY_PY,
+		 eal_prefix());
+	p = popen(line, "r");
+	cr_assert(p != NULL);
+	got = fread(out, 1, len - 1, p);
+	out[got] = '\0';
+	cr_assert(pclose(p) == 0, "%s failed: %s", line, out);
+}
+
+/* The number after "key": in a JSON text; fails if absent. */
+static uint64_t
+json_u64(const char *json, const char *key)
+{
+	char pat[128];
+	const char *at;
+	uint64_t v;
+
+	snprintf(pat, sizeof(pat), "\"%s\": ", key);
+	at = strstr(json, pat);
+	cr_assert(at != NULL, "no %s in %s", key, json);
+	cr_assert(sscanf(at + strlen(pat), "%" SCNu64, &v) == 1);
+	return v;
+}
+
+Test(lcore_telemetry, dpdk_telemetry_py_reads_the_counters, .timeout = 60)
+{
+	static char out[65536];
+	struct rte_ring *rx, *tx;
+	struct rte_mbuf *m[32];
+	struct sirq_lcore_conf conf;
+	struct sirq_lcore_stats ls;
+	struct sirq_lcore *lc;
+	struct sirq_stats st;
+	char cmd[64];
+	unsigned int sent = 0;
+	int port;
+
+	eal_start(NULL);
+	rx = rte_ring_create("rx", 4096, 0, RING_F_SP_ENQ | RING_F_SC_DEQ);
+	tx = rte_ring_create("tx", 4096, 0, RING_F_SP_ENQ | RING_F_SC_DEQ);
+	port = rte_eth_from_rings("rings", &rx, 1, &tx, 1, 0);
+	cr_assert(port >= 0);
+	port_start((uint16_t)port, 1, false);
+	sirq_lcore_conf_default(&conf);
+	lc = sirq_lcore_create(TEST_LCORE, &conf);
+	cr_assert(lc != NULL);
+	cr_assert(sirq_lcore_add_rx_queue(lc, (uint16_t)port, 0, drop_rx,
+					  NULL) == 0);
+	cr_assert(sirq_telemetry_register() == 0);
+	dispatcher_launch(lc);
+
+	while (sent < PACKETS) {
+		unsigned int n = RTE_MIN(32u, PACKETS - sent), i, done = 0;
+
+		cr_assert(rte_pktmbuf_alloc_bulk(test_pool(), m, n) == 0);
+		for (i = 0; i < n; i++)
+			rte_pktmbuf_append(m[i], 60);
+		while (done < n)
+			done += rte_ring_enqueue_burst(rx, (void **)&m[done],
+						       n - done, NULL);
+		sent += n;
+	}
+	cr_assert(wait_for(&received, PACKETS, 10000));
+
+	/* The dispatcher is still running: counters are read live. */
+	snprintf(cmd, sizeof(cmd), "/sirq/stats,%d", TEST_LCORE);
+	telemetry(cmd, out, sizeof(out));
+	cr_expect_eq(json_u64(out, "rx_packets"), PACKETS, "%s", out);
+	cr_expect_gt(json_u64(out, "iterations"), 0);
+
+	telemetry("/sirq/softirqs", out, sizeof(out));
+	sirq_stats_get(sirq_lcore_cpu(lc), &st);
+	cr_expect_eq(json_u64(out, "NET_RX"),
+		     st.runs[SIRQ_NET_RX][SIRQ_CTX_INLINE] +
+		     st.runs[SIRQ_NET_RX][SIRQ_CTX_WORKER], "%s", out);
+
+	snprintf(cmd, sizeof(cmd), "/sirq/latency,%d", TEST_LCORE);
+	telemetry(cmd, out, sizeof(out));
+	cr_expect_eq(json_u64(out, "samples"),
+		     st.latency[SIRQ_NET_RX].samples, "%s", out);
+
+	telemetry("/sirq/config", out, sizeof(out));
+	cr_expect_eq(json_u64(out, "napi_weight"), SIRQ_NAPI_WEIGHT_DEFAULT);
+	cr_expect(strstr(out, "\"policy\": \"kicinski\"") != NULL, "%s", out);
+
+	dispatcher_join(lc);
+	sirq_lcore_stats_get(lc, &ls);
+	cr_expect_eq(ls.rx_packets, PACKETS);
+	sirq_lcore_free(lc);
+}
