@@ -568,6 +568,38 @@ struct sirq_lcore_conf {
 	void *app_arg;
 	sirq_need_resched_fn_t need_resched_fn;	/**< optional */
 	void *need_resched_arg;
+	/**
+	 * Optional RCU: the dispatcher reports a quiescent state after every
+	 * iteration as @c qsbr_dispatcher_id, the worker after every pass
+	 * as @c qsbr_worker_id (and is offline while it sleeps). Both ids
+	 * must be registered with rte_rcu_qsbr_thread_register().
+	 */
+	struct rte_rcu_qsbr *qsbr;
+	unsigned int qsbr_dispatcher_id;
+	unsigned int qsbr_worker_id;
+};
+
+/** TX queues per lcore. */
+#define SIRQ_LCORE_MAX_TXQ 64
+/** Packets buffered per TX queue before a flush (rte_eth_tx_buffer). */
+#define SIRQ_TX_BURST 32
+/** Tracked packets in flight per TX queue. */
+#define SIRQ_TX_TRACK_MAX 1024
+
+struct rte_rcu_qsbr;
+
+/**
+ * Bytes and packets of one sender (a socket, a flow) handed to the NIC
+ * and not yet released by the PMD: the TCP-small-queues accounting. When
+ * tracked packets complete, NET_TX schedules @c tasklet on the lcore, so
+ * that the sender can push its next batch.
+ */
+struct sirq_tx_tracker {
+	struct sirq_tasklet *tasklet;	/**< scheduled on completion; may be NULL */
+	uint64_t inflight_pkts;		/**< handed to the NIC, not released */
+	uint64_t inflight_bytes;
+	uint64_t completed_pkts;	/**< released by the PMD (sent or dropped) */
+	uint64_t completed_bytes;
 };
 
 /** Per-lcore counters of the binding, beside the engine's. */
@@ -580,6 +612,9 @@ struct sirq_lcore_stats {
 	uint64_t irq_sleeps;		/**< irq mode: sleeps */
 	uint64_t irq_rx_events;		/**< irq mode: Rx interrupts seen */
 	uint64_t worker_passes;		/**< worker loop passes */
+	uint64_t tx_packets;		/**< accepted by tx_burst */
+	uint64_t tx_dropped;		/**< refused by a full TX ring */
+	uint64_t tx_completions;	/**< tracked packets released by the PMD */
 };
 
 /** Defaults: kernel values, poll mode, worker on the lcore's CPUs. */
@@ -604,6 +639,41 @@ struct sirq_lcore *sirq_lcore_create(unsigned int lcore_id,
  */
 int sirq_lcore_add_rx_queue(struct sirq_lcore *lc, uint16_t port,
 			    uint16_t queue, sirq_rx_fn_t fn, void *arg);
+
+/**
+ * Add a TX queue to an lcore: packets given to sirq_tx() are buffered and
+ * sent by NET_TX. Before launch only.
+ *
+ * @return the index for sirq_tx(), or -EINVAL for a bad port or queue,
+ *   -ENOSPC beyond SIRQ_LCORE_MAX_TXQ, -ENOMEM.
+ */
+int sirq_lcore_add_tx_queue(struct sirq_lcore *lc, uint16_t port,
+			    uint16_t queue);
+
+/**
+ * Queue a packet for transmission (dev_queue_xmit()). NET_TX flushes the
+ * buffer; a full buffer is flushed at once. A packet the TX ring refuses
+ * is freed and counted in tx_dropped.
+ *
+ * Call with the lcore's handlers excluded: from a handler of its
+ * sirq_cpu, or between sirq_bh_disable() and sirq_bh_enable(), as the
+ * kernel transmits with bottom halves off.
+ *
+ * @return 0; -EPERM outside handler context (the packet is not taken);
+ *   -EINVAL for a bad index.
+ */
+int sirq_tx(struct sirq_lcore *lc, unsigned int txq, struct rte_mbuf *m);
+
+/**
+ * As sirq_tx(), and account the packet to @p t until the PMD releases it
+ * (the TX completion, learnt from the mbuf's reference count, so it works
+ * with any PMD). Do not use with RTE_ETH_TX_OFFLOAD_MBUF_FAST_FREE.
+ *
+ * @return as sirq_tx(); -ENOBUFS if SIRQ_TX_TRACK_MAX packets of this
+ *   queue are in flight (the packet is not taken).
+ */
+int sirq_tx_tracked(struct sirq_lcore *lc, unsigned int txq,
+		    struct rte_mbuf *m, struct sirq_tx_tracker *t);
 
 /** The engine CPU of an lcore, to register vectors and schedule tasklets. */
 struct sirq_cpu *sirq_lcore_cpu(struct sirq_lcore *lc);

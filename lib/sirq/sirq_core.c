@@ -62,12 +62,12 @@ static const char *const ctx_names[SIRQ_CTX_MAX] = {
 };
 
 /* A unique address per thread: the execution lock's owner token. */
-static _Thread_local char thread_token;
+_Thread_local char sirq_thread_token;
 
 static inline uintptr_t
 self_token(void)
 {
-	return (uintptr_t)&thread_token;
+	return (uintptr_t)&sirq_thread_token;
 }
 
 const char *
@@ -270,12 +270,6 @@ exec_unlock(struct sirq_cpu *cpu)
 	__atomic_store_n(&cpu->lock_owner, 0, __ATOMIC_RELEASE);
 }
 
-static inline bool
-exec_lock_is_mine(const struct sirq_cpu *cpu)
-{
-	return __atomic_load_n(&cpu->lock_owner, __ATOMIC_RELAXED) ==
-		self_token();
-}
 
 int
 sirq_cpu_set_params(struct sirq_cpu *cpu, const struct sirq_params *p)
@@ -284,7 +278,7 @@ sirq_cpu_set_params(struct sirq_cpu *cpu, const struct sirq_params *p)
 
 	if (sirq_params_check(p) != 0)
 		return -EINVAL;
-	mine = exec_lock_is_mine(cpu);
+	mine = sirq_exec_lock_is_mine(cpu);
 	if (!mine)
 		exec_lock(cpu);
 	apply_params(cpu, p);
@@ -573,7 +567,7 @@ sirq_irq_exit(struct sirq_cpu *cpu)
 	if (sirq_likely(pending == 0))
 		return SIRQ_IRQ_EXIT_IDLE;
 
-	if (sirq_unlikely(exec_lock_is_mine(cpu)))
+	if (sirq_unlikely(sirq_exec_lock_is_mine(cpu)))
 		return SIRQ_IRQ_EXIT_BH_DISABLED;
 	if (!exec_trylock(cpu)) {
 		sirq_stat_add(&cpu->stats.lock_busy, 1);
@@ -683,7 +677,7 @@ sirq_worker_state(const struct sirq_cpu *cpu)
 void
 sirq_bh_disable(struct sirq_cpu *cpu)
 {
-	if (!exec_lock_is_mine(cpu))
+	if (!sirq_exec_lock_is_mine(cpu))
 		exec_lock(cpu);
 	cpu->lock_depth++;
 }
@@ -693,7 +687,7 @@ sirq_bh_enable(struct sirq_cpu *cpu)
 {
 	uint32_t pending;
 
-	if (!exec_lock_is_mine(cpu) || cpu->lock_depth == 0)
+	if (!sirq_exec_lock_is_mine(cpu) || cpu->lock_depth == 0)
 		return -EPERM;
 	if (--cpu->lock_depth > 0)
 		return 0;

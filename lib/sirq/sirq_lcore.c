@@ -26,6 +26,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <numa.h>
+
 #include <rte_common.h>
 #include <rte_cycles.h>
 #include <rte_errno.h>
@@ -34,6 +36,7 @@
 #include <rte_log.h>
 #include <rte_malloc.h>
 #include <rte_mbuf.h>
+#include <rte_rcu_qsbr.h>
 #include <rte_spinlock.h>
 #include <rte_timer.h>
 
@@ -280,6 +283,7 @@ sirq_lcore_create(unsigned int lcore_id, const struct sirq_lcore_conf *conf)
 	sirq_register(lc->cpu, SIRQ_TIMER, timer_action, lc, NULL);
 	sirq_set_inline_only(lc->cpu, SIRQ_TIMER, true);
 	sirq_register(lc->cpu, SIRQ_NET_RX, sirq_net_rx_action, lc, NULL);
+	sirq_register(lc->cpu, SIRQ_NET_TX, sirq_net_tx_action, lc, NULL);
 
 	rte_spinlock_lock(&lcores_lock);
 	if (lcores[lcore_id] != NULL) {
@@ -418,6 +422,23 @@ hardirq_timer(struct sirq_lcore *lc)
 		sirq_raise_irqoff(lc->cpu, SIRQ_TIMER);
 }
 
+/* Every source, polled once per iteration: Rx, TX completions, timers. */
+static inline void
+hardirq(struct sirq_lcore *lc)
+{
+	hardirq_rx(lc);
+	if (lc->nb_txq != 0)
+		sirq_hardirq_tx(lc);
+	hardirq_timer(lc);
+}
+
+static inline void
+rcu_quiescent(struct sirq_lcore *lc, unsigned int id)
+{
+	if (lc->conf.qsbr != NULL)
+		rte_rcu_qsbr_quiescent(lc->conf.qsbr, id);
+}
+
 /* One NAPI poll: the staged packets first, then the queue, up to weight. */
 static unsigned int
 napi_poll(struct sirq_lcore *lc, struct sirq_napi *n)
@@ -523,6 +544,31 @@ worker_pass(struct sirq_lcore *lc)
 	return st;
 }
 
+/*
+ * sirqd placed on CPUs of another node than the lcore it serves: its
+ * allocations still prefer the lcore's node, where the queues and the
+ * per-lcore state are; the placement is reported once.
+ */
+static void
+worker_numa_policy(struct sirq_lcore *lc)
+{
+	unsigned int cpu;
+
+	if (numa_available() < 0 || lc->socket < 0)
+		return;
+	for (cpu = 0; cpu < CPU_SETSIZE; cpu++) {
+		if (!CPU_ISSET(cpu, &lc->worker_cpus) ||
+		    numa_node_of_cpu((int)cpu) == lc->socket)
+			continue;
+		SIRQ_LOG(WARNING,
+			 "sirqd/%u: CPU %u is on node %d, lcore %u on node %d; memory stays on node %d",
+			 lc->lcore_id, cpu, numa_node_of_cpu((int)cpu),
+			 lc->lcore_id, lc->socket, lc->socket);
+		numa_set_preferred(lc->socket);
+		return;
+	}
+}
+
 static void *
 worker_main(void *arg)
 {
@@ -538,17 +584,27 @@ worker_main(void *arg)
 	if (rte_thread_register() != 0 || rte_lcore_id() == LCORE_ID_ANY)
 		SIRQ_LOG(INFO, "sirqd/%u: no lcore id (%s), mempools uncached",
 			 lc->lcore_id, rte_strerror(rte_errno));
+	worker_numa_policy(lc);
+	if (lc->conf.qsbr != NULL)
+		rte_rcu_qsbr_thread_online(lc->conf.qsbr, lc->conf.qsbr_worker_id);
 
 	for (;;) {
 		switch (worker_pass(lc)) {
 		case SIRQ_WORKER_SLEEP:
+			if (lc->conf.qsbr != NULL)
+				rte_rcu_qsbr_thread_offline(lc->conf.qsbr,
+							    lc->conf.qsbr_worker_id);
 			if (read(lc->worker_fd, &token, sizeof(token)) < 0 &&
 			    errno != EINTR)
 				SIRQ_LOG(ERR, "sirqd/%u: eventfd read: %s",
 					 lc->lcore_id, strerror(errno));
+			if (lc->conf.qsbr != NULL)
+				rte_rcu_qsbr_thread_online(lc->conf.qsbr,
+							   lc->conf.qsbr_worker_id);
 			break;
 		case SIRQ_WORKER_YIELD:
 			sirq_stat_add(&lc->stats.worker_passes, 1);
+			rcu_quiescent(lc, lc->conf.qsbr_worker_id);
 			sched_yield();	/* cond_resched() */
 			break;
 		case SIRQ_WORKER_BUSY:
@@ -556,6 +612,9 @@ worker_main(void *arg)
 			break;
 		case SIRQ_WORKER_EXIT:
 		default:
+			if (lc->conf.qsbr != NULL)
+				rte_rcu_qsbr_thread_offline(lc->conf.qsbr,
+							    lc->conf.qsbr_worker_id);
 			rte_thread_unregister();
 			return NULL;
 		}
@@ -608,9 +667,9 @@ static void
 poll_loop(struct sirq_lcore *lc)
 {
 	while (!should_stop(lc)) {
-		hardirq_rx(lc);
-		hardirq_timer(lc);
+		hardirq(lc);
 		sirq_irq_exit(lc->cpu);
+		rcu_quiescent(lc, lc->conf.qsbr_dispatcher_id);
 		if (lc->conf.app_fn != NULL)
 			lc->conf.app_fn(lc, lc->conf.app_arg);
 		sirq_stat_add(&lc->stats.iterations, 1);
@@ -705,9 +764,9 @@ static void
 irq_loop(struct sirq_lcore *lc)
 {
 	while (!should_stop(lc)) {
-		hardirq_rx(lc);
-		hardirq_timer(lc);
+		hardirq(lc);
 		sirq_irq_exit(lc->cpu);
+		rcu_quiescent(lc, lc->conf.qsbr_dispatcher_id);
 		sirq_stat_add(&lc->stats.iterations, 1);
 		if (sirq_pending(lc->cpu) == 0 ||
 		    sirq_worker_state(lc->cpu) == SIRQ_WORKER_RUNNABLE)
@@ -809,6 +868,7 @@ sirq_lcore_free(struct sirq_lcore *lc)
 			rte_pktmbuf_free_bulk(&n->staged[n->staged_pos],
 					      n->nb_staged - n->staged_pos);
 	}
+	sirq_lcore_txq_free(lc);
 	close(lc->worker_fd);
 	close(lc->kick_fd);
 	rte_free(lc->cpu_mem);

@@ -42,6 +42,29 @@ struct sirq_napi {
 	struct rte_mbuf *staged[SIRQ_STAGE_SIZE];
 };
 
+/* A tracked packet in flight: we hold one reference until the PMD drops its. */
+struct sirq_tx_inflight {
+	struct rte_mbuf *m;
+	struct sirq_tx_tracker *tracker;
+	uint32_t len;
+};
+
+/* One TX queue: the buffer NET_TX flushes, and the completions to watch. */
+struct sirq_txq {
+	uint16_t port;
+	uint16_t queue;
+	uint16_t nb_buffered;
+	struct rte_mbuf *buffer[SIRQ_TX_BURST];
+	/*
+	 * Tracked packets, oldest first. Written under the execution lock;
+	 * the "hardirq" only peeks at the oldest (a stale peek at worst
+	 * raises NET_TX once for nothing).
+	 */
+	uint32_t inflight_head;
+	uint32_t inflight_tail;
+	struct sirq_tx_inflight inflight[SIRQ_TX_TRACK_MAX];
+};
+
 struct sirq_lcore {
 	struct sirq_cpu *cpu;
 	void *cpu_mem;
@@ -62,6 +85,9 @@ struct sirq_lcore {
 	uint16_t nb_napi;
 	struct sirq_napi napi[SIRQ_LCORE_MAX_NAPI];
 
+	uint16_t nb_txq;
+	struct sirq_txq *txq[SIRQ_LCORE_MAX_TXQ];
+
 	struct sirq_lcore_conf conf;
 	rte_cpuset_t worker_cpus;
 	pthread_t worker;
@@ -75,6 +101,9 @@ struct sirq_lcore {
 };
 
 void sirq_net_rx_action(struct sirq_cpu *cpu, void *arg);
+void sirq_net_tx_action(struct sirq_cpu *cpu, void *arg);
+void sirq_hardirq_tx(struct sirq_lcore *lc);
+void sirq_lcore_txq_free(struct sirq_lcore *lc);
 
 void sirq_lcore_foreach(void (*fn)(struct sirq_lcore *lc, void *arg),
 			void *arg);

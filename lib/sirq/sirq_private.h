@@ -127,6 +127,17 @@ sirq_worker_runnable(const struct sirq_cpu *cpu)
 		SIRQ_WORKER_RUNNABLE;
 }
 
+/* The calling thread's token, as the execution lock records its owner. */
+extern _Thread_local char sirq_thread_token;
+
+/* Does this thread hold @cpu's execution lock (in a handler, or bh off)? */
+static inline bool
+sirq_exec_lock_is_mine(const struct sirq_cpu *cpu)
+{
+	return __atomic_load_n(&cpu->lock_owner, __ATOMIC_RELAXED) ==
+		(uintptr_t)&sirq_thread_token;
+}
+
 void sirq_window_open(struct sirq_cpu *cpu, enum sirq_window kind,
 		      uint64_t now_j);
 uint64_t sirq_span(const struct sirq_cpu *cpu, uint64_t ns);

@@ -66,6 +66,9 @@ visit_counters(const struct sirq_lcore *lc, const struct sirq_stats *st,
 	emit(sink, "irq_sleeps", ls.irq_sleeps);
 	emit(sink, "irq_rx_events", ls.irq_rx_events);
 	emit(sink, "worker_passes", ls.worker_passes);
+	emit(sink, "tx_packets", ls.tx_packets);
+	emit(sink, "tx_dropped", ls.tx_dropped);
+	emit(sink, "tx_completions", ls.tx_completions);
 
 	for (i = 0; i < SIRQ_EXIT_MAX; i++)
 		for (c = 0; c < SIRQ_CTX_MAX; c++) {

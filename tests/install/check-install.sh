@@ -28,7 +28,7 @@ LD_LIBRARY_PATH=$(dirname "$(find "$dest$prefix" -name 'libsirq.so' | head -1)")
 # The same program against the static archive. Its DPDK dependency is
 # linked shared: Debian's static DPDK wants -dev packages we do not need.
 static_libs="$($PKG_CONFIG --libs libsirq |
-	sed 's/-lsirq/-Wl,-Bstatic -lsirq -Wl,-Bdynamic/') $($PKG_CONFIG --libs libdpdk) -lpthread"
+	sed 's/-lsirq/-Wl,-Bstatic -lsirq -Wl,-Bdynamic/') $($PKG_CONFIG --libs libdpdk numa) -lpthread"
 # shellcheck disable=SC2086
 $cc -Wall -Wextra -Werror -o "$dest/consumer-static" "$src/consumer.c" \
 	$($PKG_CONFIG --cflags libsirq) $static_libs

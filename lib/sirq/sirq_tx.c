@@ -1,0 +1,216 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+
+/*
+ * Transmit: buffered TX queues flushed by NET_TX, and TX completion.
+ *
+ * No vdev here implements tx_done_cleanup or TX descriptor status, so the
+ * completion is learnt from the mbuf itself: a tracked packet carries one
+ * extra reference of ours on every segment; when the PMD has let go of it
+ * (sent and freed, or dropped) the head's count is back to ours alone.
+ * The "hardirq" looks at the oldest tracked packet of each queue, like a
+ * TX-completion interrupt; NET_TX then releases what completed, updates
+ * the senders' trackers and schedules their tasklets (TCP small queues).
+ */
+
+#include <errno.h>
+#include <string.h>
+
+#include <rte_ethdev.h>
+#include <rte_malloc.h>
+#include <rte_mbuf.h>
+
+#include "sirq_private.h"
+#include "sirq_lcore.h"
+
+int
+sirq_lcore_add_tx_queue(struct sirq_lcore *lc, uint16_t port, uint16_t queue)
+{
+	struct rte_eth_dev_info info;
+	struct sirq_txq *q;
+
+	if (!rte_eth_dev_is_valid_port(port) ||
+	    rte_eth_dev_info_get(port, &info) != 0 ||
+	    queue >= info.nb_tx_queues) {
+		SIRQ_LOG(ERR, "lcore %u: no TX queue %u on port %u",
+			 lc->lcore_id, queue, port);
+		return -EINVAL;
+	}
+	if (lc->nb_txq >= SIRQ_LCORE_MAX_TXQ) {
+		SIRQ_LOG(ERR, "lcore %u: more than %u TX queues", lc->lcore_id,
+			 SIRQ_LCORE_MAX_TXQ);
+		return -ENOSPC;
+	}
+	q = rte_zmalloc_socket("sirq_txq", sizeof(*q), RTE_CACHE_LINE_SIZE,
+			       lc->socket);
+	if (q == NULL)
+		return -ENOMEM;
+	q->port = port;
+	q->queue = queue;
+	lc->txq[lc->nb_txq] = q;
+	return lc->nb_txq++;
+}
+
+/* Hand the buffer to the PMD; what it refuses is dropped and counted. */
+static void
+txq_flush(struct sirq_lcore *lc, struct sirq_txq *q)
+{
+	uint16_t sent;
+
+	if (q->nb_buffered == 0)
+		return;
+	sent = rte_eth_tx_burst(q->port, q->queue, q->buffer, q->nb_buffered);
+	sirq_stat_add(&lc->stats.tx_packets, sent);
+	if (unlikely(sent < q->nb_buffered)) {
+		sirq_stat_add(&lc->stats.tx_dropped, q->nb_buffered - sent);
+		rte_pktmbuf_free_bulk(&q->buffer[sent], q->nb_buffered - sent);
+	}
+	q->nb_buffered = 0;
+}
+
+/* The execution lock is ours: in a handler, or with bottom halves off. */
+static inline bool
+in_handler_context(const struct sirq_lcore *lc)
+{
+	return sirq_exec_lock_is_mine(lc->cpu);
+}
+
+static int
+txq_enqueue(struct sirq_lcore *lc, struct sirq_txq *q, struct rte_mbuf *m)
+{
+	if (q->nb_buffered == 0)
+		sirq_raise_irqoff(lc->cpu, SIRQ_NET_TX);
+	q->buffer[q->nb_buffered++] = m;
+	if (q->nb_buffered == SIRQ_TX_BURST)
+		txq_flush(lc, q);
+	return 0;
+}
+
+int
+sirq_tx(struct sirq_lcore *lc, unsigned int txq, struct rte_mbuf *m)
+{
+	if (unlikely(txq >= lc->nb_txq || m == NULL))
+		return -EINVAL;
+	if (unlikely(!in_handler_context(lc)))
+		return -EPERM;
+	return txq_enqueue(lc, lc->txq[txq], m);
+}
+
+static inline uint32_t
+inflight_count(const struct sirq_txq *q)
+{
+	return __atomic_load_n(&q->inflight_tail, __ATOMIC_ACQUIRE) -
+		__atomic_load_n(&q->inflight_head, __ATOMIC_ACQUIRE);
+}
+
+int
+sirq_tx_tracked(struct sirq_lcore *lc, unsigned int txq, struct rte_mbuf *m,
+		struct sirq_tx_tracker *t)
+{
+	struct sirq_tx_inflight *f;
+	struct sirq_txq *q;
+
+	if (unlikely(txq >= lc->nb_txq || m == NULL || t == NULL))
+		return -EINVAL;
+	if (unlikely(!in_handler_context(lc)))
+		return -EPERM;
+	q = lc->txq[txq];
+	if (inflight_count(q) >= SIRQ_TX_TRACK_MAX)
+		return -ENOBUFS;
+
+	/* Our reference on every segment: the PMD frees only its own. */
+	rte_pktmbuf_refcnt_update(m, 1);
+	f = &q->inflight[q->inflight_tail % SIRQ_TX_TRACK_MAX];
+	f->m = m;
+	f->tracker = t;
+	f->len = rte_pktmbuf_pkt_len(m);
+	t->inflight_pkts++;
+	t->inflight_bytes += f->len;
+	__atomic_store_n(&q->inflight_tail, q->inflight_tail + 1,
+			 __ATOMIC_RELEASE);
+	return txq_enqueue(lc, q, m);
+}
+
+static inline bool
+released_by_pmd(const struct rte_mbuf *m)
+{
+	return rte_mbuf_refcnt_read(m) == 1;
+}
+
+/* The TX-completion "interrupt": is the oldest tracked packet released? */
+void
+sirq_hardirq_tx(struct sirq_lcore *lc)
+{
+	uint16_t i;
+
+	for (i = 0; i < lc->nb_txq; i++) {
+		struct sirq_txq *q = lc->txq[i];
+		uint32_t head;
+
+		if (inflight_count(q) == 0)
+			continue;
+		head = __atomic_load_n(&q->inflight_head, __ATOMIC_ACQUIRE);
+		if (released_by_pmd(q->inflight[head % SIRQ_TX_TRACK_MAX].m)) {
+			sirq_raise_irqoff(lc->cpu, SIRQ_NET_TX);
+			return;
+		}
+	}
+}
+
+/* Release the completed packets of a queue, oldest first. */
+static void
+txq_complete(struct sirq_lcore *lc, struct sirq_txq *q)
+{
+	while (q->inflight_head != q->inflight_tail) {
+		struct sirq_tx_inflight *f =
+			&q->inflight[q->inflight_head % SIRQ_TX_TRACK_MAX];
+		struct sirq_tx_tracker *t = f->tracker;
+
+		if (!released_by_pmd(f->m))
+			break;
+		rte_pktmbuf_free(f->m);
+		t->inflight_pkts--;
+		t->inflight_bytes -= f->len;
+		t->completed_pkts++;
+		t->completed_bytes += f->len;
+		sirq_stat_add(&lc->stats.tx_completions, 1);
+		__atomic_store_n(&q->inflight_head, q->inflight_head + 1,
+				 __ATOMIC_RELEASE);
+		if (t->tasklet != NULL)
+			sirq_tasklet_schedule(lc->cpu, t->tasklet);
+	}
+}
+
+/* net_tx_action(): flush every buffer, then complete what has left. */
+void
+sirq_net_tx_action(struct sirq_cpu *cpu, void *arg)
+{
+	struct sirq_lcore *lc = arg;
+	uint16_t i;
+
+	RTE_SET_USED(cpu);
+	for (i = 0; i < lc->nb_txq; i++)
+		txq_flush(lc, lc->txq[i]);
+	for (i = 0; i < lc->nb_txq; i++)
+		txq_complete(lc, lc->txq[i]);
+}
+
+/* At free: what the dispatcher left buffered or in flight goes back. */
+void
+sirq_lcore_txq_free(struct sirq_lcore *lc)
+{
+	uint16_t i;
+
+	for (i = 0; i < lc->nb_txq; i++) {
+		struct sirq_txq *q = lc->txq[i];
+
+		rte_pktmbuf_free_bulk(q->buffer, q->nb_buffered);
+		while (q->inflight_head != q->inflight_tail) {
+			rte_pktmbuf_free(q->inflight[q->inflight_head %
+						     SIRQ_TX_TRACK_MAX].m);
+			q->inflight_head++;
+		}
+		rte_free(q);
+		lc->txq[i] = NULL;
+	}
+	lc->nb_txq = 0;
+}

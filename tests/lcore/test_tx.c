@@ -1,0 +1,178 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+
+/*
+ * Transmit and TX completion on a ring port: the TX ring is the wire, and
+ * the test decides when the "NIC" lets go of a packet by taking it off
+ * the ring and freeing it. A completion must follow that moment, not the
+ * moment tx_burst accepted the packet.
+ */
+
+#include <unistd.h>
+
+#include <rte_eth_ring.h>
+#include <rte_ring.h>
+
+#include "eal_harness.h"
+
+#define TSQ_LIMIT_PKTS 4		/* per sender in flight, as TSQ caps bytes */
+#define TSQ_TOTAL_PKTS 2000
+#define WIRE_RING_SIZE 4096
+
+struct sender {
+	struct sirq_lcore *lc;
+	int txq;
+	struct sirq_tasklet tasklet;
+	struct sirq_tx_tracker tracker;
+	uint64_t next_seq;
+	uint64_t runs;
+	int last_error;
+};
+
+/* The TSQ pattern: send while under the limit; completions call us again. */
+static void
+sender_push(struct sirq_tasklet *t, void *arg)
+{
+	struct sender *s = arg;
+
+	(void)t;
+	s->runs++;
+	while (s->tracker.inflight_pkts < TSQ_LIMIT_PKTS &&
+	       s->next_seq < TSQ_TOTAL_PKTS) {
+		struct rte_mbuf *m = rte_pktmbuf_alloc(test_pool());
+		uint64_t *p;
+		int ret;
+
+		if (m == NULL)
+			return;
+		p = (uint64_t *)rte_pktmbuf_append(m, 64);
+		*p = s->next_seq;
+		ret = sirq_tx_tracked(s->lc, (unsigned int)s->txq, m,
+				      &s->tracker);
+		if (ret != 0) {
+			s->last_error = ret;
+			rte_pktmbuf_free(m);
+			return;
+		}
+		s->next_seq++;
+	}
+}
+
+static struct rte_ring *wire;
+
+static struct sirq_lcore *
+ring_port_lcore(struct sender *s)
+{
+	struct rte_ring *rx;
+	struct sirq_lcore_conf conf;
+	struct sirq_lcore *lc;
+	int port;
+
+	eal_start(NULL);
+	rx = rte_ring_create("rx", WIRE_RING_SIZE, 0, 0);
+	wire = rte_ring_create("wire", WIRE_RING_SIZE, 0, 0);
+	cr_assert(rx != NULL && wire != NULL);
+	port = rte_eth_from_rings("rings", &rx, 1, &wire, 1, 0);
+	cr_assert(port >= 0);
+	port_start((uint16_t)port, 1, false);
+
+	sirq_lcore_conf_default(&conf);
+	lc = sirq_lcore_create(TEST_LCORE, &conf);
+	cr_assert(lc != NULL);
+	s->lc = lc;
+	s->txq = sirq_lcore_add_tx_queue(lc, (uint16_t)port, 0);
+	cr_assert(s->txq >= 0);
+	sirq_tasklet_init(&s->tasklet, sender_push, s);
+	s->tracker.tasklet = &s->tasklet;
+	return lc;
+}
+
+Test(lcore_tx, sirq_tx_outside_handlers_is_refused, .timeout = 30)
+{
+	struct sender s = { 0 };
+	struct sirq_lcore *lc = ring_port_lcore(&s);
+	struct rte_mbuf *m = rte_pktmbuf_alloc(test_pool());
+
+	cr_expect_eq(sirq_tx(lc, (unsigned int)s.txq, m), -EPERM);
+	sirq_bh_disable(sirq_lcore_cpu(lc));
+	cr_expect_eq(sirq_tx(lc, (unsigned int)s.txq, m), 0,
+		     "bottom halves off is handler context");
+	cr_expect_eq(rte_ring_count(wire), 0, "buffered until NET_TX runs");
+	cr_expect_eq(sirq_bh_enable(sirq_lcore_cpu(lc)), 0);
+	cr_expect_eq(rte_ring_count(wire), 1, "bh_enable ran NET_TX: sent");
+	cr_assert_eq(rte_ring_dequeue(wire, (void **)&m), 0);
+	rte_pktmbuf_free(m);
+	sirq_lcore_free(lc);
+	cr_expect_eq(pool_in_use(), 0, "every mbuf back in its pool");
+}
+
+Test(lcore_tx, completion_follows_the_pmd_release_not_tx_burst, .timeout = 30)
+{
+	struct sender s = { 0 };
+	struct sirq_lcore *lc = ring_port_lcore(&s);
+	struct rte_mbuf *sent[TSQ_LIMIT_PKTS];
+	unsigned int n;
+
+	dispatcher_launch(lc);
+	sirq_tasklet_schedule(sirq_lcore_cpu(lc), &s.tasklet);
+
+	/* tx_burst takes the first batch; nobody has freed it yet. */
+	while (rte_ring_count(wire) < TSQ_LIMIT_PKTS)
+		usleep(1000);
+	usleep(50 * 1000);
+	cr_expect_eq(rte_ring_count(wire), TSQ_LIMIT_PKTS, "capped in flight");
+	cr_expect_eq(__atomic_load_n(&s.tracker.completed_pkts, __ATOMIC_ACQUIRE),
+		     0, "accepted by tx_burst is not completed");
+
+	/* The "NIC" releases them: now they complete and the sender resumes. */
+	n = rte_ring_dequeue_burst(wire, (void **)sent, TSQ_LIMIT_PKTS, NULL);
+	cr_assert_eq(n, TSQ_LIMIT_PKTS);
+	rte_pktmbuf_free_bulk(sent, n);
+	cr_expect(wait_for(&s.tracker.completed_pkts, TSQ_LIMIT_PKTS, 5000));
+	while (rte_ring_count(wire) < TSQ_LIMIT_PKTS)
+		usleep(1000);
+	dispatcher_join(lc);
+	cr_expect_geq(s.runs, 2, "the completion tasklet ran the sender again");
+	sirq_lcore_free(lc);
+	n = rte_ring_dequeue_burst(wire, (void **)sent, TSQ_LIMIT_PKTS, NULL);
+	rte_pktmbuf_free_bulk(sent, n);
+	cr_expect_eq(pool_in_use(), 0, "every mbuf back in its pool");
+}
+
+Test(lcore_tx, tsq_sender_moves_everything_in_order_within_its_cap,
+     .timeout = 60)
+{
+	struct sender s = { 0 };
+	struct sirq_lcore *lc = ring_port_lcore(&s);
+	struct sirq_lcore_stats ls;
+	uint64_t expect = 0, out_of_order = 0;
+	unsigned int max_on_wire = 0;
+
+	dispatcher_launch(lc);
+	sirq_tasklet_schedule(sirq_lcore_cpu(lc), &s.tasklet);
+	while (expect < TSQ_TOTAL_PKTS) {
+		struct rte_mbuf *m;
+
+		if (rte_ring_count(wire) > max_on_wire)
+			max_on_wire = rte_ring_count(wire);
+		if (rte_ring_dequeue(wire, (void **)&m) != 0) {
+			sched_yield();
+			continue;
+		}
+		if (*rte_pktmbuf_mtod(m, uint64_t *) != expect)
+			out_of_order++;
+		expect++;
+		rte_pktmbuf_free(m);
+	}
+	cr_expect(wait_for(&s.tracker.completed_pkts, TSQ_TOTAL_PKTS, 5000));
+	dispatcher_join(lc);
+	sirq_lcore_stats_get(lc, &ls);
+
+	cr_expect_eq(out_of_order, 0);
+	cr_expect_leq(max_on_wire, TSQ_LIMIT_PKTS, "never over the cap");
+	cr_expect_eq(s.last_error, 0);
+	cr_expect_eq(s.tracker.inflight_pkts, 0);
+	cr_expect_eq(ls.tx_packets, TSQ_TOTAL_PKTS);
+	cr_expect_eq(ls.tx_completions, TSQ_TOTAL_PKTS);
+	sirq_lcore_free(lc);
+	cr_expect_eq(pool_in_use(), 0, "every mbuf back in its pool");
+}
