@@ -495,7 +495,7 @@ do_softirq(struct sirq_cpu *cpu, enum sirq_ctx ctx)
 	enum sirq_exit why;
 	uint32_t pending;
 
-	cpu->lock_depth++;
+	cpu->serving = true;
 	pending = take_pending(cpu, mask);
 	for (;;) {
 		while (pending != 0) {
@@ -526,7 +526,7 @@ do_softirq(struct sirq_cpu *cpu, enum sirq_ctx ctx)
 		}
 		pending = take_pending(cpu, mask);
 	}
-	cpu->lock_depth--;
+	cpu->serving = false;
 
 	sirq_stat_add(&cpu->stats.pass_exit[why][ctx], 1);
 	if (why != SIRQ_EXIT_DRAINED) {
@@ -679,7 +679,7 @@ sirq_bh_disable(struct sirq_cpu *cpu)
 {
 	if (!sirq_exec_lock_is_mine(cpu))
 		exec_lock(cpu);
-	cpu->lock_depth++;
+	cpu->bh_depth++;
 }
 
 int
@@ -687,9 +687,9 @@ sirq_bh_enable(struct sirq_cpu *cpu)
 {
 	uint32_t pending;
 
-	if (!sirq_exec_lock_is_mine(cpu) || cpu->lock_depth == 0)
+	if (!sirq_exec_lock_is_mine(cpu) || cpu->bh_depth == 0)
 		return -EPERM;
-	if (--cpu->lock_depth > 0)
+	if (--cpu->bh_depth > 0 || cpu->serving)
 		return 0;
 
 	/* Outermost enable outside any pass: the kernel's do_softirq(). */

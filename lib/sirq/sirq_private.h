@@ -51,8 +51,10 @@ struct sirq_cpu {
 
 	/* Execution lock: token of the owning thread, 0 when free. */
 	uintptr_t lock_owner __attribute__((aligned(SIRQ_CACHE_LINE)));
-	/* bh_disable nesting plus one while a pass is being served. */
-	unsigned int lock_depth;
+	/* sirq_bh_disable() nesting of the lock owner. */
+	unsigned int bh_depth;
+	/* A pass of the loop is running on the lock owner (in_serving_softirq). */
+	bool serving;
 
 	/* kicinski's overload_limit; 0 = no window open. */
 	uint64_t window_end;
