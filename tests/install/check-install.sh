@@ -34,6 +34,19 @@ $cc -Wall -Wextra -Werror -o "$dest/consumer-static" "$src/consumer.c" \
 	$($PKG_CONFIG --cflags libsirq) $static_libs
 "$dest/consumer-static"
 
+# The example dataplane of docs/architecture.md, against the installed
+# library, for one second on a null port.
+# shellcheck disable=SC2046
+$cc -O2 -Wall -Wextra -Werror -o "$dest/minimal" "$src/../../examples/minimal/minimal.c" \
+	$($PKG_CONFIG --cflags --libs libsirq libdpdk)
+LD_LIBRARY_PATH=$(dirname "$(find "$dest$prefix" -name 'libsirq.so' | head -1)") \
+	"$dest/minimal" -l 0 --no-huge -m 128 --no-pci --no-telemetry \
+	--file-prefix="sirq-minimal-$$" --vdev=net_null0 -- 1 >"$dest/minimal.json"
+grep -q '"rx_packets": [1-9]' "$dest/minimal.json" || {
+	echo "minimal: no packets counted" >&2; cat "$dest/minimal.json" >&2; exit 1; }
+python3 -c 'import json,sys; json.loads(open(sys.argv[1]).read().split("\n",1)[1])' "$dest/minimal.json"
+echo "example: $(head -1 "$dest/minimal.json")"
+
 # Exactly the symbols of the version map are exported.
 diff -u <(grep -oE '^[[:space:]]+sirq_[a-z_]+;' "$src/../../lib/sirq/version.map" |
 		tr -d ' \t;' | sort) \
