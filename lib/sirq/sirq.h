@@ -615,6 +615,7 @@ struct sirq_lcore_stats {
 	uint64_t tx_packets;		/**< accepted by tx_burst */
 	uint64_t tx_dropped;		/**< refused by a full TX ring */
 	uint64_t tx_completions;	/**< tracked packets released by the PMD */
+	uint64_t rx_dropped_at_stop;	/**< fetched, never polled: freed at stop */
 };
 
 /** Defaults: kernel values, poll mode, worker on the lcore's CPUs. */

@@ -666,12 +666,21 @@ should_stop(const struct sirq_lcore *lc)
 static void
 poll_loop(struct sirq_lcore *lc)
 {
+	enum sirq_irq_exit_result res;
+
 	while (!should_stop(lc)) {
 		hardirq(lc);
-		sirq_irq_exit(lc->cpu);
+		res = sirq_irq_exit(lc->cpu);
 		rcu_quiescent(lc, lc->conf.qsbr_dispatcher_id);
 		if (lc->conf.app_fn != NULL)
 			lc->conf.app_fn(lc, lc->conf.app_arg);
+		else if (res == SIRQ_IRQ_EXIT_DEFERRED)
+			/*
+			 * Work left to a runnable sirqd and no process of our
+			 * own to run: spinning would only keep sirqd waiting
+			 * for the scheduler, so give it the CPU now.
+			 */
+			sched_yield();
 		sirq_stat_add(&lc->stats.iterations, 1);
 	}
 }
@@ -774,6 +783,32 @@ irq_loop(struct sirq_lcore *lc)
 	}
 }
 
+/*
+ * After the last iteration: packets fetched but never polled go back to
+ * their pool (counted as rx_dropped_at_stop), buffered ones are sent.
+ */
+static void
+lcore_drain(struct sirq_lcore *lc)
+{
+	uint16_t i;
+
+	for (i = 0; i < lc->nb_napi; i++) {
+		struct sirq_napi *n = &lc->napi[i];
+
+		if (n->staged_pos < n->nb_staged) {
+			rte_pktmbuf_free_bulk(&n->staged[n->staged_pos],
+					      n->nb_staged - n->staged_pos);
+			sirq_stat_add(&lc->stats.rx_dropped_at_stop,
+				      n->nb_staged - n->staged_pos);
+		}
+		n->nb_staged = n->staged_pos = 0;
+		__atomic_store_n(&n->scheduled, false, __ATOMIC_RELAXED);
+	}
+	__atomic_store_n(&lc->napi_ready, 0, __ATOMIC_RELAXED);
+	lc->poll_len = 0;
+	sirq_lcore_tx_drain(lc);
+}
+
 int
 sirq_lcore_main(void *arg)
 {
@@ -805,6 +840,7 @@ sirq_lcore_main(void *arg)
 	/* The worker goes first; then what it left is run here, once. */
 	worker_stop(lc);
 	sirq_irq_exit(lc->cpu);
+	lcore_drain(lc);
 	if (lc->epoll_fd >= 0) {
 		close(lc->epoll_fd);
 		lc->epoll_fd = -1;

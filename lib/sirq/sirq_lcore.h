@@ -104,6 +104,7 @@ void sirq_net_rx_action(struct sirq_cpu *cpu, void *arg);
 void sirq_net_tx_action(struct sirq_cpu *cpu, void *arg);
 void sirq_hardirq_tx(struct sirq_lcore *lc);
 void sirq_lcore_txq_free(struct sirq_lcore *lc);
+void sirq_lcore_tx_drain(struct sirq_lcore *lc);
 
 void sirq_lcore_foreach(void (*fn)(struct sirq_lcore *lc, void *arg),
 			void *arg);

@@ -69,6 +69,7 @@ visit_counters(const struct sirq_lcore *lc, const struct sirq_stats *st,
 	emit(sink, "tx_packets", ls.tx_packets);
 	emit(sink, "tx_dropped", ls.tx_dropped);
 	emit(sink, "tx_completions", ls.tx_completions);
+	emit(sink, "rx_dropped_at_stop", ls.rx_dropped_at_stop);
 
 	for (i = 0; i < SIRQ_EXIT_MAX; i++)
 		for (c = 0; c < SIRQ_CTX_MAX; c++) {

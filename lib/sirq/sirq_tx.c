@@ -194,6 +194,16 @@ sirq_net_tx_action(struct sirq_cpu *cpu, void *arg)
 		txq_complete(lc, lc->txq[i]);
 }
 
+/* At stop: send what is buffered. */
+void
+sirq_lcore_tx_drain(struct sirq_lcore *lc)
+{
+	uint16_t i;
+
+	for (i = 0; i < lc->nb_txq; i++)
+		txq_flush(lc, lc->txq[i]);
+}
+
 /* At free: what the dispatcher left buffered or in flight goes back. */
 void
 sirq_lcore_txq_free(struct sirq_lcore *lc)

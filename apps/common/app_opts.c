@@ -1,0 +1,499 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_cfgfile.h>
+#include <rte_common.h>
+
+#include "app_opts.h"
+
+#define NS_PER_US UINT64_C(1000)
+#define MAX_OPTS 96
+#define CFG_MAX_SECTIONS 16
+
+#define COMMON(field) offsetof(struct app_common, field)
+#define LCORE(field) offsetof(struct app_common, lcore.field)
+#define PARAM(field) offsetof(struct app_common, lcore.params.field)
+
+static int
+parse_app_load(void *conf, const char *value, char *err, size_t len)
+{
+	struct app_common *c = conf;
+
+	return app_load_parse(value, &c->load, err, len);
+}
+
+const struct app_opt app_common_opts[] = {
+	{ "config", 0, "run", APP_OPT_STRING, COMMON(config_path), 0, 0,
+	  "FILE", "read options from an INI file (the command line overrides it)",
+	  NULL, NULL },
+	{ "report", 0, "run", APP_OPT_STRING, COMMON(report_path), 0, 0,
+	  "FILE", "write the JSON report here at exit and on SIGUSR1; none: stdout at exit",
+	  NULL, NULL },
+	{ "duration", 0, "run", APP_OPT_U32, COMMON(duration_s), 0, UINT32_MAX,
+	  "S", "stop after S seconds; 0 runs until SIGINT/SIGTERM", NULL, NULL },
+	{ "app-load", 0, "run", APP_OPT_CUSTOM, 0, 0, 0, "SPEC",
+	  "a process sharing each forwarding lcore: hold=10ms,period=50ms[,random][,threads=3][,nice=0][,chunk=50us][,seed=1], or off",
+	  parse_app_load, "off" },
+	{ "help", 'h', "run", APP_OPT_FLAG_ON, COMMON(help), 0, 0, NULL,
+	  "this text", NULL, NULL },
+	{ "policy", 0, "sirq", APP_OPT_POLICY, PARAM(policy), 0, 0,
+	  "NAME", "mainline | ksoftirqd | kicinski | threaded", NULL, NULL },
+	{ "mode", 0, "sirq", APP_OPT_MODE, LCORE(mode), 0, 0, "MODE",
+	  "poll (busy-poll) | irq (SCHED_FIFO, sleeps until Rx or a tick)",
+	  NULL, NULL },
+	{ "max-restart", 0, "sirq", APP_OPT_U32, PARAM(max_restart), 1, 1000,
+	  "N", "passes of the softirq loop before deferring (MAX_SOFTIRQ_RESTART)",
+	  NULL, NULL },
+	{ "max-time-us", 0, "sirq", APP_OPT_US, PARAM(max_time_ns), 1,
+	  10000000, "US", "time of the softirq loop before deferring (MAX_SOFTIRQ_TIME)",
+	  NULL, NULL },
+	{ "defer-window-us", 0, "sirq", APP_OPT_US, PARAM(defer_window_ns), 0,
+	  10000000, "US", "kicinski: worker window after a need_resched deferral",
+	  NULL, NULL },
+	{ "overload-window-us", 0, "sirq", APP_OPT_US, PARAM(overload_window_ns),
+	  0, 100000000, "US", "kicinski: worker window after the loop ran out",
+	  NULL, NULL },
+	{ "tick-hz", 0, "sirq", APP_OPT_U32, PARAM(tick_hz), 0, 100000, "HZ",
+	  "0: exact time; N: round time to 1/N s like jiffies", NULL, NULL },
+	{ "expedited-mask", 0, "sirq", APP_OPT_HEX32, PARAM(expedited_mask), 0,
+	  UINT32_MAX, "MASK", "vectors that never wait for the worker (SOFTIRQ_NOW_MASK)",
+	  NULL, NULL },
+	{ "stall-threshold-us", 0, "sirq", APP_OPT_US, PARAM(stall_threshold_ns),
+	  1, 10000000, "US", "raise-to-run latency counted as a stall", NULL, NULL },
+	{ "napi-weight", 0, "sirq", APP_OPT_U16, LCORE(napi_weight), 1, 256,
+	  "N", "packets per queue per NAPI poll", NULL, NULL },
+	{ "netdev-budget", 0, "sirq", APP_OPT_U16, LCORE(netdev_budget), 1,
+	  UINT16_MAX, "N", "packets per NET_RX run", NULL, NULL },
+	{ "netdev-budget-us", 0, "sirq", APP_OPT_U32, LCORE(netdev_budget_us), 1,
+	  10000000, "US", "time per NET_RX run", NULL, NULL },
+	{ "worker-cpus", 0, "sirq", APP_OPT_STRING, COMMON(worker_cpus), 0, 0,
+	  "LIST", "CPUs of each sirqd, e.g. 2-3,6 (default: its lcore's CPU)",
+	  NULL, NULL },
+	{ "worker-boost", 0, "sirq", APP_OPT_INT, LCORE(worker_boost_priority),
+	  0, 99, "PRIO", "SCHED_FIFO priority of a worker pass; 0 leaves passes preemptible",
+	  NULL, NULL },
+	{ "irq-tick-us", 0, "sirq", APP_OPT_U32, LCORE(irq_tick_us), 1, 1000000,
+	  "US", "irq mode: longest sleep without an interrupt", NULL, NULL },
+	{ "irq-priority", 0, "sirq", APP_OPT_INT, LCORE(irq_priority), 1, 99,
+	  "PRIO", "irq mode: SCHED_FIFO priority of the dispatcher", NULL, NULL },
+};
+
+const size_t app_common_nb_opts = RTE_DIM(app_common_opts);
+
+void
+app_common_defaults(struct app_common *c)
+{
+	memset(c, 0, sizeof(*c));
+	sirq_lcore_conf_default(&c->lcore);
+	app_load_spec_default(&c->load);
+}
+
+int
+app_parse_duration_ns(const char *s, uint64_t *ns)
+{
+	static const struct {
+		const char *suffix;
+		uint64_t mult;
+	} units[] = {
+		{ "ns", 1 }, { "us", 1000 }, { "ms", 1000000 },
+		{ "s", 1000000000 }, { "", 1000 },	/* bare: microseconds */
+	};
+	unsigned long long v;
+	unsigned int i;
+	char *end;
+
+	if (*s == '-' || *s == '\0')
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno != 0 || end == s)
+		return -EINVAL;
+	for (i = 0; i < (unsigned int)RTE_DIM(units); i++) {
+		if (strcmp(end, units[i].suffix) != 0)
+			continue;
+		if (v > UINT64_MAX / units[i].mult)
+			return -ERANGE;
+		*ns = v * units[i].mult;
+		return 0;
+	}
+	return -EINVAL;
+}
+
+static int
+parse_unsigned(const char *s, int base, uint64_t *v)
+{
+	unsigned long long n;
+	char *end;
+
+	if (*s == '-' || *s == '\0')
+		return -EINVAL;
+	errno = 0;
+	n = strtoull(s, &end, base);
+	if (errno != 0 || *end != '\0')
+		return -EINVAL;
+	*v = n;
+	return 0;
+}
+
+/* Set one option from its text; a message naming it and the value. */
+static int
+opt_set(const struct app_opt *o, void *conf, const char *value, char *err,
+	size_t len)
+{
+	char *field = (char *)conf + o->offset;
+	uint64_t v = 0;
+	long long iv;
+	char *end;
+	int id;
+
+	switch (o->kind) {
+	case APP_OPT_FLAG_ON:
+	case APP_OPT_FLAG_OFF:
+		if (value != NULL && strcmp(value, "1") != 0 &&
+		    strcmp(value, "yes") != 0 && strcmp(value, "true") != 0)
+			break;
+		*(bool *)field = o->kind == APP_OPT_FLAG_ON;
+		return 0;
+	case APP_OPT_POLICY:
+		id = sirq_policy_from_name(value);
+		if (id < 0)
+			break;
+		*(enum sirq_policy_id *)field = (enum sirq_policy_id)id;
+		return 0;
+	case APP_OPT_MODE:
+		if (strcmp(value, "poll") == 0)
+			*(enum sirq_mode *)field = SIRQ_MODE_POLL;
+		else if (strcmp(value, "irq") == 0)
+			*(enum sirq_mode *)field = SIRQ_MODE_IRQ;
+		else
+			break;
+		return 0;
+	case APP_OPT_STRING:
+		if (strlen(value) >= APP_STR_LEN)
+			break;
+		strcpy(field, value);
+		return 0;
+	case APP_OPT_CUSTOM:
+		return o->parse(conf, value, err, len) == 0 ? 0 : -1;
+	case APP_OPT_INT:
+		errno = 0;
+		iv = strtoll(value, &end, 0);
+		if (errno != 0 || *end != '\0' || *value == '\0' ||
+		    iv < (long long)o->min || iv > (long long)o->max)
+			break;
+		*(int *)field = (int)iv;
+		return 0;
+	case APP_OPT_US:
+		if (parse_unsigned(value, 10, &v) != 0 || v < o->min ||
+		    v > o->max)
+			break;
+		*(uint64_t *)field = v * NS_PER_US;
+		return 0;
+	default:
+		if (parse_unsigned(value, o->kind == APP_OPT_HEX32 ||
+				   o->kind == APP_OPT_HEX64 ? 16 : 10, &v) != 0 ||
+		    v < o->min || v > o->max)
+			break;
+		if (o->kind == APP_OPT_U16)
+			*(uint16_t *)field = (uint16_t)v;
+		else if (o->kind == APP_OPT_U32 || o->kind == APP_OPT_HEX32)
+			*(uint32_t *)field = (uint32_t)v;
+		else
+			*(uint64_t *)field = v;
+		return 0;
+	}
+	if (o->kind == APP_OPT_FLAG_ON || o->kind == APP_OPT_FLAG_OFF)
+		snprintf(err, len, "--%s takes no value, got '%s'", o->name,
+			 value);
+	else if (o->min != 0 || o->max != 0)
+		snprintf(err, len, "--%s: bad value '%s' (%" PRIu64 "..%" PRIu64 ")",
+			 o->name, value, o->min, o->max);
+	else
+		snprintf(err, len, "--%s: bad value '%s'", o->name, value);
+	return -1;
+}
+
+static const struct app_opt *
+find_opt(const struct app_opt_table *tables, size_t nb, const char *section,
+	 const char *name, void **conf)
+{
+	size_t t, i;
+
+	for (t = 0; t < nb; t++)
+		for (i = 0; i < tables[t].nb; i++) {
+			const struct app_opt *o = &tables[t].opts[i];
+
+			if (strcmp(o->name, name) == 0 &&
+			    (section == NULL || strcmp(o->section, section) == 0)) {
+				*conf = tables[t].conf;
+				return o;
+			}
+		}
+	return NULL;
+}
+
+/* Every key of the INI file, over the defaults. */
+static int
+load_config(const char *prog, const char *path,
+	    const struct app_opt_table *tables, size_t nb)
+{
+	char *sections[CFG_MAX_SECTIONS];
+	char names[CFG_MAX_SECTIONS][CFG_NAME_LEN];
+	char err[APP_ERR_LEN];
+	struct rte_cfgfile *cfg;
+	int nb_sec, s, rc = 0;
+
+	cfg = rte_cfgfile_load(path, 0);
+	if (cfg == NULL) {
+		fprintf(stderr, "%s: --config: cannot read '%s'\n", prog, path);
+		return APP_EXIT_USAGE;
+	}
+	for (s = 0; s < CFG_MAX_SECTIONS; s++)
+		sections[s] = names[s];
+	nb_sec = rte_cfgfile_sections(cfg, sections, CFG_MAX_SECTIONS);
+	if (nb_sec > CFG_MAX_SECTIONS) {
+		fprintf(stderr, "%s: %s: more than %d sections\n", prog, path,
+			CFG_MAX_SECTIONS);
+		rc = APP_EXIT_USAGE;
+		nb_sec = 0;
+	}
+	for (s = 0; s < nb_sec && rc == 0; s++) {
+		int n = rte_cfgfile_section_num_entries(cfg, sections[s]);
+		struct rte_cfgfile_entry *e;
+		int i;
+
+		if (n <= 0)
+			continue;
+		e = calloc((size_t)n, sizeof(*e));
+		if (e == NULL) {
+			rc = APP_EXIT_USAGE;
+			break;
+		}
+		n = rte_cfgfile_section_entries(cfg, sections[s], e, n);
+		for (i = 0; i < n; i++) {
+			const struct app_opt *o;
+			void *conf;
+
+			o = find_opt(tables, nb, sections[s], e[i].name, &conf);
+			if (o == NULL || strcmp(o->name, "config") == 0 ||
+			    strcmp(o->name, "help") == 0) {
+				fprintf(stderr, "%s: %s: unknown key '%s' in [%s]\n",
+					prog, path, e[i].name, sections[s]);
+				rc = APP_EXIT_USAGE;
+				break;
+			}
+			if (opt_set(o, conf, e[i].value, err, sizeof(err)) != 0) {
+				fprintf(stderr, "%s: %s: [%s] %s\n", prog, path,
+					sections[s], err);
+				rc = APP_EXIT_USAGE;
+				break;
+			}
+		}
+		free(e);
+	}
+	rte_cfgfile_close(cfg);
+	return rc;
+}
+
+static size_t
+build_longopts(const struct app_opt_table *tables, size_t nb,
+	       struct option *lo, char *shortopts, size_t shortlen)
+{
+	size_t t, i, n = 0, sl = 0;
+
+	for (t = 0; t < nb; t++)
+		for (i = 0; i < tables[t].nb && n < MAX_OPTS; i++, n++) {
+			const struct app_opt *o = &tables[t].opts[i];
+			bool flag = o->kind == APP_OPT_FLAG_ON ||
+				o->kind == APP_OPT_FLAG_OFF;
+
+			lo[n].name = o->name;
+			lo[n].has_arg = flag ? no_argument : required_argument;
+			lo[n].flag = NULL;
+			lo[n].val = 256 + (int)n;
+			if (o->short_name != 0 && sl + 3 < shortlen) {
+				shortopts[sl++] = (char)o->short_name;
+				if (!flag)
+					shortopts[sl++] = ':';
+			}
+		}
+	shortopts[sl] = '\0';
+	memset(&lo[n], 0, sizeof(lo[n]));
+	return n;
+}
+
+static const struct app_opt *
+opt_by_index(const struct app_opt_table *tables, size_t nb, size_t idx,
+	     void **conf)
+{
+	size_t t;
+
+	for (t = 0; t < nb; t++) {
+		if (idx < tables[t].nb) {
+			*conf = tables[t].conf;
+			return &tables[t].opts[idx];
+		}
+		idx -= tables[t].nb;
+	}
+	return NULL;
+}
+
+static const struct app_opt *
+opt_by_short(const struct app_opt_table *tables, size_t nb, int c, void **conf)
+{
+	size_t t, i;
+
+	for (t = 0; t < nb; t++)
+		for (i = 0; i < tables[t].nb; i++)
+			if (tables[t].opts[i].short_name == c) {
+				*conf = tables[t].conf;
+				return &tables[t].opts[i];
+			}
+	return NULL;
+}
+
+int
+app_opts_parse(const char *prog, int argc, char **argv,
+	       const struct app_opt_table *tables, size_t nb)
+{
+	struct option lo[MAX_OPTS + 1];
+	char shortopts[2 * MAX_OPTS + 1];
+	char err[APP_ERR_LEN];
+	const char *config = NULL;
+	int c, i, rc;
+
+	build_longopts(tables, nb, lo, shortopts, sizeof(shortopts));
+
+	/* --config first, so that the command line overrides the file. */
+	for (i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--config") == 0 && i + 1 < argc)
+			config = argv[i + 1];
+		else if (strncmp(argv[i], "--config=", 9) == 0)
+			config = argv[i] + 9;
+	}
+	if (config != NULL) {
+		rc = load_config(prog, config, tables, nb);
+		if (rc != 0)
+			return rc;
+	}
+
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, shortopts, lo, NULL)) != -1) {
+		const struct app_opt *o;
+		void *conf = NULL;
+
+		if (c == '?' || c == ':') {
+			if (optopt != 0 && optopt < 256)
+				fprintf(stderr, "%s: bad option '-%c'%s; see --help\n",
+					prog, optopt, c == ':' ? " (needs a value)" : "");
+			else
+				fprintf(stderr, "%s: bad option '%s'; see --help\n",
+					prog, argv[optind - 1]);
+			return APP_EXIT_USAGE;
+		}
+		o = c >= 256 ? opt_by_index(tables, nb, (size_t)(c - 256), &conf) :
+			opt_by_short(tables, nb, c, &conf);
+		if (o == NULL || opt_set(o, conf, optarg, err, sizeof(err)) != 0) {
+			fprintf(stderr, "%s: %s\n", prog,
+				o == NULL ? "unknown option" : err);
+			return APP_EXIT_USAGE;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "%s: unexpected argument '%s'; see --help\n",
+			prog, argv[optind]);
+		return APP_EXIT_USAGE;
+	}
+	return 0;
+}
+
+/* The current (default) value of an option, as text. */
+static void
+opt_value(const struct app_opt *o, const void *conf, char *buf, size_t len)
+{
+	const char *field = (const char *)conf + o->offset;
+
+	switch (o->kind) {
+	case APP_OPT_U16:
+		snprintf(buf, len, "%u", *(const uint16_t *)field);
+		break;
+	case APP_OPT_U32:
+		snprintf(buf, len, "%u", *(const uint32_t *)field);
+		break;
+	case APP_OPT_U64:
+		snprintf(buf, len, "%" PRIu64, *(const uint64_t *)field);
+		break;
+	case APP_OPT_INT:
+		snprintf(buf, len, "%d", *(const int *)field);
+		break;
+	case APP_OPT_US:
+		snprintf(buf, len, "%" PRIu64,
+			 *(const uint64_t *)field / NS_PER_US);
+		break;
+	case APP_OPT_HEX32:
+		snprintf(buf, len, "0x%x", *(const uint32_t *)field);
+		break;
+	case APP_OPT_HEX64:
+		snprintf(buf, len, "0x%" PRIx64, *(const uint64_t *)field);
+		break;
+	case APP_OPT_POLICY:
+		snprintf(buf, len, "%s",
+			 sirq_policy_name(*(const enum sirq_policy_id *)field));
+		break;
+	case APP_OPT_MODE:
+		snprintf(buf, len, "%s", *(const enum sirq_mode *)field ==
+			 SIRQ_MODE_IRQ ? "irq" : "poll");
+		break;
+	case APP_OPT_STRING:
+		snprintf(buf, len, "%s", *field != '\0' ? field : "none");
+		break;
+	case APP_OPT_CUSTOM:
+		snprintf(buf, len, "%s", o->custom_default);
+		break;
+	default:
+		/* Flags: the text says what they do. */
+		buf[0] = '\0';
+		break;
+	}
+}
+
+void
+app_opts_usage(const char *prog, const char *synopsis,
+	       const struct app_opt_table *tables, size_t nb)
+{
+	const char *section = "";
+	char def[64], opt[64];
+	size_t t, i;
+
+	printf("Usage: %s [EAL options] -- %s\n", prog, synopsis);
+	for (t = 0; t < nb; t++)
+		for (i = 0; i < tables[t].nb; i++) {
+			const struct app_opt *o = &tables[t].opts[i];
+
+			if (strcmp(o->section, section) != 0) {
+				section = o->section;
+				printf("\n[%s]\n", section);
+			}
+			if (o->short_name != 0)
+				snprintf(opt, sizeof(opt), "-%c, --%s%s%s",
+					 o->short_name, o->name, o->arg ? " " : "",
+					 o->arg ? o->arg : "");
+			else
+				snprintf(opt, sizeof(opt), "    --%s%s%s", o->name,
+					 o->arg ? " " : "", o->arg ? o->arg : "");
+			opt_value(o, tables[t].conf, def, sizeof(def));
+			printf("  %-30s %s%s%s%s\n", opt, o->help,
+			       def[0] != '\0' ? " (default: " : "", def,
+			       def[0] != '\0' ? ")" : "");
+		}
+	printf("\nEvery option can also be given in the INI file of --config,\n"
+	       "as \"name = value\" in its [section]; the command line wins.\n");
+}

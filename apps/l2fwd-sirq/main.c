@@ -1,0 +1,667 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+
+/*
+ * l2fwd-sirq: DPDK's l2fwd on libsirq.
+ *
+ * Ports are paired 0<->1, 2<->3 (or --portmap); what arrives on one
+ * leaves on the other, with the MAC addresses rewritten (destination
+ * 02:00:00:00:00:<dst port>, source the port's own) unless
+ * --no-mac-updating. Each forwarding lcore runs a libsirq dispatcher: its
+ * Rx queues are NAPI contexts, forwarding happens in NET_RX, transmission
+ * in NET_TX, statistics in an rte_timer on TIMER. --app-load puts a
+ * "process" beside each dispatcher, for the stall and flood scenarios.
+ */
+
+#include <errno.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <rte_common.h>
+#include <rte_cycles.h>
+#include <rte_eal.h>
+#include <rte_ethdev.h>
+#include <rte_ether.h>
+#include <rte_launch.h>
+#include <rte_lcore.h>
+#include <rte_mbuf.h>
+#include <rte_pdump.h>
+#include <rte_timer.h>
+
+#include <sirq.h>
+
+#include "app_load.h"
+#include "app_opts.h"
+#include "app_report.h"
+
+#define PROG "l2fwd-sirq"
+
+#define RX_DESC 1024			/* as l2fwd */
+#define TX_DESC 1024
+#define MEMPOOL_CACHE 256
+#define MIN_MBUFS 8192
+#define MAX_RX_PER_LCORE 16
+#define CONTROL_PERIOD_MS 100		/* signals, --duration, -T */
+#define STATS_PERIOD_DEFAULT 10
+
+struct l2fwd_opts {
+	uint64_t portmask;
+	uint32_t queues_per_lcore;
+	uint16_t rxq_per_port;
+	uint32_t period_s;
+	bool mac_updating;
+	char portmap[APP_STR_LEN];
+};
+
+#define L2(field) offsetof(struct l2fwd_opts, field)
+
+static const struct app_opt l2fwd_opts_table[] = {
+	{ "portmask", 'p', "l2fwd", APP_OPT_HEX64, L2(portmask), 1, UINT64_MAX,
+	  "MASK", "hexadecimal mask of the ports to use", NULL, NULL },
+	{ "queues", 'q', "l2fwd", APP_OPT_U32, L2(queues_per_lcore), 0,
+	  MAX_RX_PER_LCORE, "N", "Rx queues per forwarding lcore; 0: spread over all lcores",
+	  NULL, NULL },
+	{ "rxq", 0, "l2fwd", APP_OPT_U16, L2(rxq_per_port), 1, 16, "N",
+	  "Rx queues per port (RSS), where the PMD has them", NULL, NULL },
+	{ "period", 'T', "l2fwd", APP_OPT_U32, L2(period_s), 0, 86400, "S",
+	  "statistics every S seconds, 0 to disable", NULL, NULL },
+	{ "mac-updating", 0, "l2fwd", APP_OPT_FLAG_ON, L2(mac_updating), 0, 0,
+	  NULL, "rewrite the MAC addresses (the default)", NULL, NULL },
+	{ "no-mac-updating", 0, "l2fwd", APP_OPT_FLAG_OFF, L2(mac_updating), 0,
+	  0, NULL, "forward frames unchanged", NULL, NULL },
+	{ "portmap", 0, "l2fwd", APP_OPT_STRING, L2(portmap), 0, 0, "MAP",
+	  "port pairs, e.g. \"(0,1)(2,3)\"; none: pairs in port order",
+	  NULL, NULL },
+};
+
+/* Per port; the counters are written by whoever runs the lcore's handlers. */
+struct port_state {
+	bool enabled;
+	bool link_up;
+	uint16_t dst;
+	struct rte_ether_addr mac;
+	uint64_t rx;
+	uint64_t tx;
+	uint64_t runts;
+	uint64_t link_down_drops;
+};
+
+struct fwd_lcore {
+	unsigned int lcore_id;
+	struct sirq_lcore *lc;
+	uint16_t nb_rx;
+	uint16_t rx_port[MAX_RX_PER_LCORE];
+	uint16_t rx_queue[MAX_RX_PER_LCORE];
+	int txq_of_port[RTE_MAX_ETHPORTS];
+	struct app_load load;
+};
+
+static struct app_common common;
+static struct l2fwd_opts opts;
+static struct port_state ports[RTE_MAX_ETHPORTS];
+static struct fwd_lcore fwd[RTE_MAX_LCORE];
+static unsigned int nb_fwd;
+static struct rte_mempool *pools[RTE_MAX_NUMA_NODES];
+static struct rte_timer control_timer;
+static uint64_t start_ns;
+static uint64_t last_stats_ns;
+static volatile sig_atomic_t report_requested;
+static volatile sig_atomic_t quit_signal;
+
+static void
+on_quit(int sig)
+{
+	quit_signal = sig;
+	sirq_lcore_stop_all();
+}
+
+static void
+on_usr1(int sig)
+{
+	RTE_SET_USED(sig);
+	report_requested = 1;
+}
+
+static inline void
+count(uint64_t *c, uint64_t n)
+{
+	__atomic_store_n(c, __atomic_load_n(c, __ATOMIC_RELAXED) + n,
+			 __ATOMIC_RELAXED);
+}
+
+static inline void
+rewrite_macs(struct rte_mbuf *m, uint16_t dst)
+{
+	struct rte_ether_hdr *eth = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
+
+	/* 02:00:00:00:00:<dst port>, as l2fwd does. */
+	memset(&eth->dst_addr, 0, sizeof(eth->dst_addr));
+	eth->dst_addr.addr_bytes[0] = 0x02;
+	eth->dst_addr.addr_bytes[5] = (uint8_t)dst;
+	rte_ether_addr_copy(&ports[dst].mac, &eth->src_addr);
+}
+
+/* NET_RX: forward a burst of one queue to the paired port. */
+static void
+l2fwd_rx(struct sirq_lcore *lc, uint16_t port, uint16_t queue,
+	 struct rte_mbuf **pkts, uint16_t n, void *arg)
+{
+	struct fwd_lcore *f = arg;
+	uint16_t dst = ports[port].dst, i;
+	unsigned int txq = (unsigned int)f->txq_of_port[dst];
+	uint64_t sent = 0, runts = 0;
+
+	RTE_SET_USED(queue);
+	count(&ports[port].rx, n);
+	if (unlikely(!__atomic_load_n(&ports[dst].link_up, __ATOMIC_RELAXED))) {
+		rte_pktmbuf_free_bulk(pkts, n);
+		count(&ports[dst].link_down_drops, n);
+		return;
+	}
+	for (i = 0; i < n; i++) {
+		struct rte_mbuf *m = pkts[i];
+
+		if (i + 1 < n)
+			rte_prefetch0(rte_pktmbuf_mtod(pkts[i + 1], void *));
+		/* A runt has no header to rewrite: dropped, never touched. */
+		if (unlikely(rte_pktmbuf_data_len(m) < RTE_ETHER_HDR_LEN)) {
+			rte_pktmbuf_free(m);
+			runts++;
+			continue;
+		}
+		if (opts.mac_updating)
+			rewrite_macs(m, dst);
+		if (likely(sirq_tx(lc, txq, m) == 0))
+			sent++;
+		else
+			rte_pktmbuf_free(m);
+	}
+	count(&ports[dst].tx, sent);
+	if (runts != 0)
+		count(&ports[port].runts, runts);
+}
+
+static int
+parse_portmap(const char *s)
+{
+	unsigned int a, b;
+	int used;
+
+	while (*s != '\0') {
+		if (sscanf(s, " (%u ,%u )%n", &a, &b, &used) != 2 ||
+		    a >= RTE_MAX_ETHPORTS || b >= RTE_MAX_ETHPORTS || a == b) {
+			fprintf(stderr, PROG ": --portmap: bad pair at '%s'\n", s);
+			return -EINVAL;
+		}
+		ports[a].dst = (uint16_t)b;
+		ports[b].dst = (uint16_t)a;
+		ports[a].enabled = ports[b].enabled = true;
+		s += used;
+	}
+	return 0;
+}
+
+/* Enabled ports and their pairs, checked against what EAL found. */
+static int
+setup_port_pairs(void)
+{
+	uint16_t port, last = RTE_MAX_ETHPORTS, n = 0;
+
+	if (opts.portmap[0] != '\0') {
+		if (parse_portmap(opts.portmap) != 0)
+			return -EINVAL;
+	} else {
+		RTE_ETH_FOREACH_DEV(port) {
+			if ((opts.portmask & (1ULL << port)) == 0)
+				continue;
+			ports[port].enabled = true;
+			if (last == RTE_MAX_ETHPORTS) {
+				last = port;
+			} else {
+				ports[last].dst = port;
+				ports[port].dst = last;
+				last = RTE_MAX_ETHPORTS;
+			}
+			n++;
+		}
+		if (n == 0 || last != RTE_MAX_ETHPORTS) {
+			fprintf(stderr, PROG ": -p 0x%" PRIx64 ": %u ports enabled, "
+				"need an even number >= 2\n", opts.portmask, n);
+			return -EINVAL;
+		}
+	}
+	for (port = 0; port < RTE_MAX_ETHPORTS; port++) {
+		if (!ports[port].enabled)
+			continue;
+		if (!rte_eth_dev_is_valid_port(port) ||
+		    (opts.portmask & (1ULL << port)) == 0) {
+			fprintf(stderr, PROG ": port %u is %s\n", port,
+				rte_eth_dev_is_valid_port(port) ?
+				"not in the portmask" : "not a port");
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+/*
+ * Rx queues to lcores in lcore order, -q per lcore, as l2fwd assigns
+ * ports; the main lcore forwards too. Without -q the queues are spread
+ * evenly over every enabled lcore, so that a single "-l 1" just works.
+ */
+static int
+assign_lcores(unsigned int nb_queues)
+{
+	unsigned int per = opts.queues_per_lcore, lcore = RTE_MAX_LCORE, q;
+	uint16_t port;
+
+	if (per == 0)
+		per = (nb_queues + rte_lcore_count() - 1) / rte_lcore_count();
+	if (per > MAX_RX_PER_LCORE) {
+		fprintf(stderr, PROG ": %u queues on %u lcores: more than %u per lcore\n",
+			nb_queues, rte_lcore_count(), MAX_RX_PER_LCORE);
+		return -EINVAL;
+	}
+	for (port = 0; port < RTE_MAX_ETHPORTS; port++) {
+		if (!ports[port].enabled)
+			continue;
+		for (q = 0; q < opts.rxq_per_port; q++) {
+			struct fwd_lcore *f = nb_fwd ? &fwd[nb_fwd - 1] : NULL;
+
+			if (f == NULL || f->nb_rx == per) {
+				lcore = rte_get_next_lcore(lcore == RTE_MAX_LCORE ?
+							   (unsigned int)-1 : lcore,
+							   0, 0);
+				if (lcore >= RTE_MAX_LCORE) {
+					fprintf(stderr, PROG ": not enough lcores for %u queue(s) per lcore (-q)\n",
+						per);
+					return -EINVAL;
+				}
+				f = &fwd[nb_fwd++];
+				f->lcore_id = lcore;
+			}
+			f->rx_port[f->nb_rx] = port;
+			f->rx_queue[f->nb_rx] = (uint16_t)q;
+			f->nb_rx++;
+		}
+	}
+	return 0;
+}
+
+static struct rte_mempool *
+pool_for_socket(int socket, unsigned int nb_mbufs)
+{
+	char name[RTE_MEMPOOL_NAMESIZE];
+	unsigned int s = socket < 0 ? 0 : (unsigned int)socket;
+
+	if (s >= RTE_MAX_NUMA_NODES)
+		s = 0;
+	if (pools[s] != NULL)
+		return pools[s];
+	snprintf(name, sizeof(name), "mbufs_%u", s);
+	pools[s] = rte_pktmbuf_pool_create(name, nb_mbufs, MEMPOOL_CACHE, 0,
+					   RTE_MBUF_DEFAULT_BUF_SIZE, (int)s);
+	if (pools[s] == NULL)
+		fprintf(stderr, PROG ": mbuf pool on socket %u (%u mbufs): %s\n",
+			s, nb_mbufs, rte_strerror(rte_errno));
+	return pools[s];
+}
+
+static int
+on_link_event(uint16_t port, enum rte_eth_event_type type, void *arg,
+	      void *ret_param)
+{
+	struct rte_eth_link link;
+
+	RTE_SET_USED(type);
+	RTE_SET_USED(arg);
+	RTE_SET_USED(ret_param);
+	if (rte_eth_link_get_nowait(port, &link) != 0)
+		return 0;
+	__atomic_store_n(&ports[port].link_up, link.link_status != 0,
+			 __ATOMIC_RELAXED);
+	printf(PROG ": port %u link %s\n", port, link.link_status ? "up" : "down");
+	return 0;
+}
+
+static int
+port_init(uint16_t port, uint16_t nb_txq, unsigned int nb_mbufs)
+{
+	struct rte_eth_dev_info info;
+	struct rte_eth_conf conf;
+	struct rte_eth_link link;
+	struct rte_mempool *pool;
+	uint16_t q, nb_rxd = RX_DESC, nb_txd = TX_DESC;
+	int socket = rte_eth_dev_socket_id(port), ret;
+
+	ret = rte_eth_dev_info_get(port, &info);
+	if (ret != 0)
+		return ret;
+	if (opts.rxq_per_port > info.max_rx_queues || nb_txq > info.max_tx_queues) {
+		fprintf(stderr, PROG ": port %u has %u Rx / %u TX queues, %u / %u wanted\n",
+			port, info.max_rx_queues, info.max_tx_queues,
+			opts.rxq_per_port, nb_txq);
+		return -EINVAL;
+	}
+	memset(&conf, 0, sizeof(conf));
+	if (opts.rxq_per_port > 1) {
+		conf.rxmode.mq_mode = RTE_ETH_MQ_RX_RSS;
+		conf.rx_adv_conf.rss_conf.rss_hf = info.flow_type_rss_offloads &
+			(RTE_ETH_RSS_IP | RTE_ETH_RSS_TCP | RTE_ETH_RSS_UDP);
+	}
+	conf.intr_conf.rxq = common.lcore.mode == SIRQ_MODE_IRQ;
+	conf.intr_conf.lsc = (*info.dev_flags & RTE_ETH_DEV_INTR_LSC) != 0;
+	ret = rte_eth_dev_configure(port, opts.rxq_per_port, nb_txq, &conf);
+	if (ret == 0)
+		ret = rte_eth_dev_adjust_nb_rx_tx_desc(port, &nb_rxd, &nb_txd);
+	if (ret != 0)
+		return ret;
+
+	pool = pool_for_socket(socket, nb_mbufs);
+	if (pool == NULL)
+		return -ENOMEM;
+	for (q = 0; q < opts.rxq_per_port && ret == 0; q++)
+		ret = rte_eth_rx_queue_setup(port, q, nb_rxd, socket, NULL, pool);
+	for (q = 0; q < nb_txq && ret == 0; q++)
+		ret = rte_eth_tx_queue_setup(port, q, nb_txd, socket, NULL);
+	if (ret != 0)
+		return ret;
+	if (conf.intr_conf.lsc)
+		rte_eth_dev_callback_register(port, RTE_ETH_EVENT_INTR_LSC,
+					      on_link_event, NULL);
+	ret = rte_eth_dev_start(port);
+	if (ret != 0)
+		return ret;
+	ret = rte_eth_promiscuous_enable(port);
+	if (ret != 0 && ret != -ENOTSUP)
+		fprintf(stderr, PROG ": port %u: promiscuous mode: %s\n", port,
+			strerror(-ret));
+	rte_eth_macaddr_get(port, &ports[port].mac);
+	/* Without LSC events, assume up: virtual ports often report down. */
+	ports[port].link_up = true;
+	if (conf.intr_conf.lsc && rte_eth_link_get_nowait(port, &link) == 0)
+		ports[port].link_up = link.link_status != 0 || true;
+	return 0;
+}
+
+static void
+print_stats(void)
+{
+	uint64_t now = app_now_ns();
+	double secs = (double)(now - start_ns) / 1e9;
+	uint64_t rx = 0, tx = 0, drop = 0;
+	uint16_t port;
+
+	printf("\nPort statistics after %.1f s ====================\n", secs);
+	for (port = 0; port < RTE_MAX_ETHPORTS; port++) {
+		const struct port_state *p = &ports[port];
+
+		if (!p->enabled)
+			continue;
+		printf("port %2u: rx %12" PRIu64 " tx %12" PRIu64
+		       " runts %8" PRIu64 " link-down drops %8" PRIu64 "\n", port,
+		       __atomic_load_n(&p->rx, __ATOMIC_RELAXED),
+		       __atomic_load_n(&p->tx, __ATOMIC_RELAXED),
+		       __atomic_load_n(&p->runts, __ATOMIC_RELAXED),
+		       __atomic_load_n(&p->link_down_drops, __ATOMIC_RELAXED));
+		rx += p->rx;
+		tx += p->tx;
+		drop += p->runts + p->link_down_drops;
+	}
+	printf("total:   rx %12" PRIu64 " tx %12" PRIu64 " dropped %8" PRIu64
+	       "  (%.3f Mpps)\n", rx, tx, drop, secs > 0 ? (double)rx / secs / 1e6 : 0);
+	fflush(stdout);
+	last_stats_ns = now;
+}
+
+static void write_report(void);
+
+/* TIMER on the first forwarding lcore: signals, --duration, -T. */
+static void
+control_tick(struct rte_timer *t, void *arg)
+{
+	uint64_t now = app_now_ns();
+
+	RTE_SET_USED(t);
+	RTE_SET_USED(arg);
+	if (report_requested) {
+		report_requested = 0;
+		write_report();
+	}
+	if (opts.period_s != 0 &&
+	    now - last_stats_ns >= (uint64_t)opts.period_s * 1000000000ULL)
+		print_stats();
+	if (common.duration_s != 0 &&
+	    now - start_ns >= (uint64_t)common.duration_s * 1000000000ULL)
+		sirq_lcore_stop_all();
+}
+
+static struct sirq_lcore *
+create_lcore(struct fwd_lcore *f)
+{
+	struct sirq_lcore_conf conf = common.lcore;
+	uint16_t port, i;
+
+	conf.worker_cpus = common.worker_cpus;
+	if (common.load.enabled && conf.mode == SIRQ_MODE_POLL) {
+		conf.app_fn = app_load_slice;
+		conf.app_arg = &f->load;
+	}
+	f->lc = sirq_lcore_create(f->lcore_id, &conf);
+	if (f->lc == NULL) {
+		fprintf(stderr, PROG ": lcore %u: %s\n", f->lcore_id,
+			rte_strerror(rte_errno));
+		return NULL;
+	}
+	app_load_init(&f->load, &common.load, sirq_lcore_cpu(f->lc),
+		      f->lcore_id, conf.mode);
+	for (i = 0; i < f->nb_rx; i++)
+		if (sirq_lcore_add_rx_queue(f->lc, f->rx_port[i], f->rx_queue[i],
+					    l2fwd_rx, f) != 0)
+			return NULL;
+	/* Each forwarding lcore transmits on its own queue of every port. */
+	for (port = 0; port < RTE_MAX_ETHPORTS; port++) {
+		if (!ports[port].enabled)
+			continue;
+		f->txq_of_port[port] = sirq_lcore_add_tx_queue(f->lc, port,
+							       (uint16_t)(f - fwd));
+		if (f->txq_of_port[port] < 0)
+			return NULL;
+	}
+	return f->lc;
+}
+
+static void
+write_report(void)
+{
+	struct report_ctx r = {
+		.prog = PROG,
+		.path = common.report_path,
+		.start_ns = start_ns,
+		.common = &common,
+	};
+	unsigned int i;
+	uint16_t port;
+
+	for (i = 0; i < nb_fwd; i++) {
+		r.lcores[r.nb_lcores].lc = fwd[i].lc;
+		r.lcores[r.nb_lcores].load = common.load.enabled ? &fwd[i].load : NULL;
+		r.nb_lcores++;
+	}
+	for (port = 0; port < RTE_MAX_ETHPORTS; port++) {
+		struct report_port *rp;
+
+		if (!ports[port].enabled)
+			continue;
+		rp = &r.ports[r.nb_ports++];
+		rp->port = port;
+		rp->rx = __atomic_load_n(&ports[port].rx, __ATOMIC_RELAXED);
+		rp->tx = __atomic_load_n(&ports[port].tx, __ATOMIC_RELAXED);
+		rp->runts = __atomic_load_n(&ports[port].runts, __ATOMIC_RELAXED);
+		rp->link_down_drops = __atomic_load_n(&ports[port].link_down_drops,
+						      __ATOMIC_RELAXED);
+	}
+	for (i = 0; i < RTE_MAX_NUMA_NODES; i++)
+		if (pools[i] != NULL)
+			r.mbufs_in_use += rte_mempool_in_use_count(pools[i]);
+	report_write(&r);
+}
+
+static int
+parse_app_args(int argc, char **argv)
+{
+	const struct app_opt_table tables[] = {
+		{ l2fwd_opts_table, RTE_DIM(l2fwd_opts_table), &opts },
+		{ app_common_opts, app_common_nb_opts, &common },
+	};
+	int ret;
+
+	app_common_defaults(&common);
+	memset(&opts, 0, sizeof(opts));
+	opts.queues_per_lcore = 0;
+	opts.rxq_per_port = 1;
+	opts.period_s = STATS_PERIOD_DEFAULT;
+	opts.mac_updating = true;
+	opts.portmask = 0x3;
+	ret = app_opts_parse(PROG, argc, argv, tables, RTE_DIM(tables));
+	if (ret != 0)
+		return ret;
+	if (common.help) {
+		/* The defaults, not what was parsed. */
+		app_common_defaults(&common);
+		opts.queues_per_lcore = 0;
+		opts.rxq_per_port = 1;
+		opts.period_s = STATS_PERIOD_DEFAULT;
+		opts.mac_updating = true;
+		opts.portmask = 0x3;
+		app_opts_usage(PROG, "[-p PORTMASK] [-q N] [-T S] [options]",
+			       tables, RTE_DIM(tables));
+		exit(0);
+	}
+	return 0;
+}
+
+int
+main(int argc, char **argv)
+{
+	unsigned int i, nb_mbufs, nb_rxq = 0;
+	int dashes, ret, rc = 0;
+	uint16_t port;
+
+	/* The application's options first: nothing starts on a bad one. */
+	for (dashes = 1; dashes < argc && strcmp(argv[dashes], "--") != 0; dashes++)
+		;
+	if (dashes < argc) {
+		argv[dashes] = argv[0];
+		ret = parse_app_args(argc - dashes, argv + dashes);
+		argv[dashes] = (char *)"--";
+	} else {
+		char *none[] = { argv[0], NULL };
+
+		ret = parse_app_args(1, none);
+	}
+	if (ret != 0)
+		return ret;
+
+	ret = rte_eal_init(argc, argv);
+	if (ret < 0) {
+		fprintf(stderr, PROG ": EAL initialisation failed: %s\n",
+			rte_strerror(rte_errno));
+		return 1;
+	}
+	signal(SIGINT, on_quit);
+	signal(SIGTERM, on_quit);
+	signal(SIGUSR1, on_usr1);
+
+	if (setup_port_pairs() != 0) {
+		rte_eal_cleanup();
+		return APP_EXIT_USAGE;
+	}
+	for (port = 0; port < RTE_MAX_ETHPORTS; port++)
+		if (ports[port].enabled)
+			nb_rxq += opts.rxq_per_port;
+	if (assign_lcores(nb_rxq) != 0) {
+		rte_eal_cleanup();
+		return APP_EXIT_USAGE;
+	}
+	/* Rx rings, TX rings per lcore, staging and TX buffers, caches. */
+	nb_mbufs = RTE_MAX(nb_rxq * (RX_DESC + SIRQ_STAGE_SIZE) +
+			   nb_rxq * nb_fwd * (TX_DESC + SIRQ_TX_BURST) +
+			   nb_fwd * MEMPOOL_CACHE * 2, (unsigned int)MIN_MBUFS);
+	for (port = 0; port < RTE_MAX_ETHPORTS; port++) {
+		if (!ports[port].enabled)
+			continue;
+		ret = port_init(port, (uint16_t)nb_fwd, nb_mbufs);
+		if (ret != 0) {
+			fprintf(stderr, PROG ": port %u: %s\n", port,
+				strerror(-ret));
+			rc = 1;
+			goto out;
+		}
+	}
+	for (i = 0; i < nb_fwd; i++)
+		if (create_lcore(&fwd[i]) == NULL) {
+			rc = 1;
+			goto out;
+		}
+	rte_pdump_init();
+	sirq_telemetry_register();
+
+	start_ns = last_stats_ns = app_now_ns();
+	rte_timer_init(&control_timer);
+	rte_timer_reset(&control_timer,
+			rte_get_timer_hz() / 1000 * CONTROL_PERIOD_MS, PERIODICAL,
+			fwd[0].lcore_id, control_tick, NULL);
+	for (i = 0; i < nb_fwd; i++) {
+		printf(PROG ": lcore %u forwards %u queue(s) under %s, %s mode\n",
+		       fwd[i].lcore_id, fwd[i].nb_rx,
+		       sirq_policy_name(common.lcore.params.policy),
+		       common.lcore.mode == SIRQ_MODE_IRQ ? "irq" : "poll");
+		if (fwd[i].lcore_id != rte_get_main_lcore())
+			rte_eal_remote_launch(sirq_lcore_main, fwd[i].lc,
+					      fwd[i].lcore_id);
+	}
+	if (common.load.enabled && common.lcore.mode == SIRQ_MODE_IRQ)
+		for (i = 0; i < nb_fwd; i++)
+			if (app_load_start(&fwd[i].load) != 0) {
+				sirq_lcore_stop_all();
+				rc = 1;
+			}
+	for (i = 0; i < nb_fwd; i++)
+		if (fwd[i].lcore_id == rte_get_main_lcore())
+			sirq_lcore_main(fwd[i].lc);
+	rte_eal_mp_wait_lcore();
+	rte_timer_stop_sync(&control_timer);
+	if (common.load.enabled && common.lcore.mode == SIRQ_MODE_IRQ)
+		for (i = 0; i < nb_fwd; i++)
+			app_load_stop(&fwd[i].load);
+	if (quit_signal != 0)
+		printf(PROG ": signal %d, stopping\n", (int)quit_signal);
+	if (opts.period_s != 0)
+		print_stats();
+
+out:
+	/*
+	 * The dispatchers drained their queues when they returned; closing
+	 * the ports frees the rings. What is still out of a pool now, less
+	 * what the lcores hold in flight, is a leak: the report says it.
+	 */
+	for (port = 0; port < RTE_MAX_ETHPORTS; port++)
+		if (ports[port].enabled && rte_eth_dev_is_valid_port(port)) {
+			rte_eth_dev_stop(port);
+			rte_eth_dev_close(port);
+		}
+	if (rc == 0)
+		write_report();
+	for (i = 0; i < nb_fwd; i++) {
+		sirq_lcore_free(fwd[i].lc);
+		fwd[i].lc = NULL;
+	}
+	for (i = 0; i < RTE_MAX_NUMA_NODES; i++)
+		rte_mempool_free(pools[i]);
+	rte_eal_cleanup();
+	return rc;
+}
