@@ -107,7 +107,11 @@ struct sirq_ops {
 	 * that woke it. Required unless the worker is never used.
 	 */
 	void (*wake_worker)(void *ctx);
-	/** Optional: does the application sharing this CPU want it now? */
+	/**
+	 * Optional: does the application sharing this CPU want it now?
+	 * Called by whichever thread runs the loop (dispatcher or worker):
+	 * must be thread-safe.
+	 */
 	bool (*need_resched)(void *ctx);
 	/**
 	 * Optional: sirq_raise() made the pending mask non-empty; a
@@ -321,7 +325,9 @@ int sirq_register(struct sirq_cpu *cpu, unsigned int vec,
  * (as for expedited vectors).
  *
  * For handlers bound to the dispatcher thread's identity, such as DPDK's
- * per-lcore rte_timer lists. Set before the dispatcher starts.
+ * per-lcore rte_timer lists. The dispatcher is the thread that calls
+ * sirq_irq_exit(); a sirq_bh_enable() on another thread leaves these
+ * vectors pending for it. Set before the dispatcher starts.
  *
  * @return 0, or -EINVAL if @p vec >= SIRQ_MAX_VECTORS.
  */
@@ -717,9 +723,10 @@ int sirq_telemetry_register(void);
 
 /**
  * Write the configuration and every counter of every lcore as one JSON
- * object. Any thread.
+ * object. Any thread; it holds the lcore registry while writing, so
+ * lcores are neither created nor freed meanwhile.
  *
- * @return 0, or -EIO if writing failed.
+ * @return 0, -ENOMEM, or -EIO if writing failed.
  */
 int sirq_stats_json(FILE *f);
 

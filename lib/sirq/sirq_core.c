@@ -319,11 +319,25 @@ sirq_set_inline_only(struct sirq_cpu *cpu, unsigned int vec, bool on)
 	return 0;
 }
 
-/* What a context may run: the worker leaves inline-only vectors pending. */
+/* Is the calling thread this CPU's dispatcher (or has none run yet)? */
+static inline bool
+on_dispatcher(const struct sirq_cpu *cpu)
+{
+	uintptr_t d = __atomic_load_n(&cpu->dispatcher_token, __ATOMIC_RELAXED);
+
+	return d == 0 || d == self_token();
+}
+
+/*
+ * What a context may run: inline-only vectors wait for the dispatcher's
+ * own thread, whether the worker or a bh_enable() elsewhere runs the loop.
+ */
 static inline uint32_t
 runnable_mask(const struct sirq_cpu *cpu, enum sirq_ctx ctx)
 {
-	return ctx == SIRQ_CTX_WORKER ? ~cpu->inline_only : UINT32_MAX;
+	if (ctx == SIRQ_CTX_WORKER || !on_dispatcher(cpu))
+		return ~cpu->inline_only;
+	return UINT32_MAX;
 }
 
 /* Take the pending bits of @mask, leaving the others set. */
@@ -547,7 +561,8 @@ run_or_defer(struct sirq_cpu *cpu, uint32_t pending)
 {
 	uint64_t now_j = sirq_jiffies(cpu, sirq_clock(cpu));
 
-	if ((pending & cpu->inline_only) == 0 &&
+	if ((pending & runnable_mask(cpu, SIRQ_CTX_INLINE) &
+	     cpu->inline_only) == 0 &&
 	    cpu->policy->worker_should_handle(cpu, pending, now_j)) {
 		/* threaded: the worker may still be asleep. */
 		wakeup_worker(cpu, SIRQ_WAKE_HANDOFF);
@@ -566,6 +581,9 @@ sirq_irq_exit(struct sirq_cpu *cpu)
 	pending = __atomic_load_n(&cpu->pending, __ATOMIC_RELAXED);
 	if (sirq_likely(pending == 0))
 		return SIRQ_IRQ_EXIT_IDLE;
+	if (sirq_unlikely(cpu->dispatcher_token != self_token()))
+		__atomic_store_n(&cpu->dispatcher_token, self_token(),
+				 __ATOMIC_RELAXED);
 
 	if (sirq_unlikely(sirq_exec_lock_is_mine(cpu)))
 		return SIRQ_IRQ_EXIT_BH_DISABLED;

@@ -43,7 +43,7 @@
 #include "sirq_private.h"
 #include "sirq_lcore.h"
 
-RTE_LOG_REGISTER_DEFAULT(sirq_logtype, INFO);
+RTE_LOG_REGISTER(sirq_logtype, sirq, INFO);
 
 #define NS_PER_US	1000ULL
 #define NS_PER_SEC	1000000000ULL
@@ -467,10 +467,10 @@ napi_poll(struct sirq_lcore *lc, struct sirq_napi *n)
 }
 
 /*
- * net_rx_action(): poll the scheduled queues round robin, each up to its
- * weight, until the budget of packets or time is spent (time_squeeze) or
- * the list is empty. A queue that used its whole weight stays scheduled,
- * at the tail; NET_RX is raised again while any queue is.
+ * net_rx_action(): poll each scheduled queue once, up to its weight, until
+ * the budget of packets or time is spent (time_squeeze). A queue that used
+ * its whole weight is polled again on the next run (the kernel's repoll
+ * list), at the tail; NET_RX is raised again while any queue is scheduled.
  */
 void
 sirq_net_rx_action(struct sirq_cpu *cpu, void *arg)
@@ -479,9 +479,10 @@ sirq_net_rx_action(struct sirq_cpu *cpu, void *arg)
 	uint64_t budget_end = tsc_clock_ns(NULL) +
 		(uint64_t)lc->conf.netdev_budget_us * NS_PER_US;
 	int budget = lc->conf.netdev_budget;
+	uint16_t left;
 
 	poll_list_splice(lc);
-	while (lc->poll_len != 0) {
+	for (left = lc->poll_len; left != 0; left--) {
 		uint16_t idx = lc->poll_list[lc->poll_head];
 		struct sirq_napi *n = &lc->napi[idx];
 		unsigned int work;
@@ -496,8 +497,6 @@ sirq_net_rx_action(struct sirq_cpu *cpu, void *arg)
 		else
 			poll_list_add(lc, idx);
 
-		if (lc->poll_len == 0)
-			break;
 		if (budget <= 0 || tsc_clock_ns(NULL) >= budget_end) {
 			sirq_stat_add(&lc->stats.time_squeeze, 1);
 			if (budget <= 0)
@@ -576,14 +575,13 @@ worker_main(void *arg)
 	uint64_t token;
 
 	/*
-	 * An lcore id of its own gives sirqd its own mempool caches. It must
-	 * not borrow the dispatcher's: the two run at the same time, and a
-	 * per-lcore cache is not thread-safe. Without one (all ids taken)
-	 * mempools work uncached.
+	 * sirqd has no lcore id: it must not borrow the dispatcher's, whose
+	 * per-lcore mempool cache is not thread-safe, and registering one
+	 * (rte_thread_register) would disable multi-process for good, which
+	 * dpdk-dumpcap and dpdk-proc-info need. Its mempool operations go
+	 * uncached to the shared ring; handlers that need the lcore's own
+	 * identity are kept on the dispatcher (sirq_set_inline_only).
 	 */
-	if (rte_thread_register() != 0 || rte_lcore_id() == LCORE_ID_ANY)
-		SIRQ_LOG(INFO, "sirqd/%u: no lcore id (%s), mempools uncached",
-			 lc->lcore_id, rte_strerror(rte_errno));
 	worker_numa_policy(lc);
 	if (lc->conf.qsbr != NULL)
 		rte_rcu_qsbr_thread_online(lc->conf.qsbr, lc->conf.qsbr_worker_id);
@@ -615,7 +613,6 @@ worker_main(void *arg)
 			if (lc->conf.qsbr != NULL)
 				rte_rcu_qsbr_thread_offline(lc->conf.qsbr,
 							    lc->conf.qsbr_worker_id);
-			rte_thread_unregister();
 			return NULL;
 		}
 	}
@@ -627,8 +624,20 @@ worker_start(struct sirq_lcore *lc)
 	char name[16];
 	int ret;
 
+	pthread_attr_t attr;
+
+	/* Pinned and SCHED_OTHER from its first instruction, whoever starts it. */
+	pthread_attr_init(&attr);
+	pthread_attr_setinheritsched(&attr, PTHREAD_EXPLICIT_SCHED);
+	pthread_attr_setschedpolicy(&attr, SCHED_OTHER);
+	ret = pthread_attr_setaffinity_np(&attr, sizeof(lc->worker_cpus),
+					  &lc->worker_cpus);
+	if (ret != 0)
+		SIRQ_LOG(WARNING, "sirqd/%u: cannot pin: %s", lc->lcore_id,
+			 strerror(ret));
 	sirq_worker_unpark(lc->cpu);
-	ret = pthread_create(&lc->worker, NULL, worker_main, lc);
+	ret = pthread_create(&lc->worker, &attr, worker_main, lc);
+	pthread_attr_destroy(&attr);
 	if (ret != 0) {
 		SIRQ_LOG(ERR, "lcore %u: cannot start sirqd: %s", lc->lcore_id,
 			 strerror(ret));
@@ -637,11 +646,6 @@ worker_start(struct sirq_lcore *lc)
 	}
 	snprintf(name, sizeof(name), "sirqd/%u", lc->lcore_id);
 	pthread_setname_np(lc->worker, name);
-	ret = pthread_setaffinity_np(lc->worker, sizeof(lc->worker_cpus),
-				     &lc->worker_cpus);
-	if (ret != 0)
-		SIRQ_LOG(WARNING, "sirqd/%u: cannot pin: %s", lc->lcore_id,
-			 strerror(ret));
 	lc->worker_running = true;
 	return 0;
 }
@@ -747,7 +751,13 @@ irq_sleep(struct sirq_lcore *lc)
 	ts.tv_sec = (time_t)(sleep_ns / NS_PER_SEC);
 	ts.tv_nsec = (long)(sleep_ns % NS_PER_SEC);
 	sirq_stat_add(&lc->stats.irq_sleeps, 1);
+	if (lc->conf.qsbr != NULL)
+		rte_rcu_qsbr_thread_offline(lc->conf.qsbr,
+					    lc->conf.qsbr_dispatcher_id);
 	n = epoll_pwait2(lc->epoll_fd, ev, IRQ_MAX_EVENTS, &ts, NULL);
+	if (lc->conf.qsbr != NULL)
+		rte_rcu_qsbr_thread_online(lc->conf.qsbr,
+					   lc->conf.qsbr_dispatcher_id);
 	for (i = 0; i < n; i++) {
 		uint64_t token;
 
@@ -772,12 +782,19 @@ irq_sleep(struct sirq_lcore *lc)
 static void
 irq_loop(struct sirq_lcore *lc)
 {
+	enum sirq_irq_exit_result res;
+
 	while (!should_stop(lc)) {
 		hardirq(lc);
-		sirq_irq_exit(lc->cpu);
+		res = sirq_irq_exit(lc->cpu);
 		rcu_quiescent(lc, lc->conf.qsbr_dispatcher_id);
 		sirq_stat_add(&lc->stats.iterations, 1);
-		if (sirq_pending(lc->cpu) == 0 ||
+		/*
+		 * Loop at once only for work of our own; work left to sirqd,
+		 * or a lock held by sirqd or a bh-disabled thread, needs
+		 * them to run, which a SCHED_FIFO loop would prevent.
+		 */
+		if (res != SIRQ_IRQ_EXIT_RAN || sirq_pending(lc->cpu) == 0 ||
 		    sirq_worker_state(lc->cpu) == SIRQ_WORKER_RUNNABLE)
 			irq_sleep(lc);
 	}
@@ -813,7 +830,8 @@ int
 sirq_lcore_main(void *arg)
 {
 	struct sirq_lcore *lc = arg;
-	int ret;
+	struct sched_param saved_param;
+	int saved_policy, ret;
 
 	if (lc == NULL || rte_lcore_id() != lc->lcore_id) {
 		SIRQ_LOG(ERR, "sirq_lcore_main on lcore %u for lcore %u",
@@ -825,14 +843,18 @@ sirq_lcore_main(void *arg)
 		return ret;
 
 	if (lc->conf.mode == SIRQ_MODE_IRQ) {
+		pthread_getschedparam(pthread_self(), &saved_policy, &saved_param);
 		ret = irq_setup(lc);
-		if (ret != 0) {
+		if (ret == 0)
+			irq_loop(lc);
+		else
 			SIRQ_LOG(ERR, "lcore %u: irq mode set-up: %s",
 				 lc->lcore_id, strerror(-ret));
-			worker_stop(lc);
-			return ret;
+		pthread_setschedparam(pthread_self(), saved_policy, &saved_param);
+		if (lc->epoll_fd >= 0) {
+			close(lc->epoll_fd);
+			lc->epoll_fd = -1;
 		}
-		irq_loop(lc);
 	} else {
 		poll_loop(lc);
 	}
@@ -841,11 +863,9 @@ sirq_lcore_main(void *arg)
 	worker_stop(lc);
 	sirq_irq_exit(lc->cpu);
 	lcore_drain(lc);
-	if (lc->epoll_fd >= 0) {
-		close(lc->epoll_fd);
-		lc->epoll_fd = -1;
-	}
-	return 0;
+	/* Ready to be launched again. */
+	__atomic_store_n(&lc->stop, 0, __ATOMIC_RELAXED);
+	return ret;
 }
 
 void

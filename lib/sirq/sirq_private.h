@@ -63,6 +63,8 @@ struct sirq_cpu {
 
 	/* Vectors that only the dispatcher may run (sirq_set_inline_only()). */
 	uint32_t inline_only;
+	/* The thread that calls sirq_irq_exit(): the dispatcher. */
+	uintptr_t dispatcher_token;
 
 	const struct sirq_policy *policy;
 	uint64_t tick_ns;			/* 0 = exact time */

@@ -61,7 +61,11 @@ tasklet_schedule(struct sirq_cpu *cpu, struct sirq_tasklet *t,
 	    TASKLET_SCHED)
 		return false;
 	tasklet_push(cpu, l, t);
-	sirq_raise(cpu, list_vector[l]);
+	/* From a handler of this CPU nobody needs waking (raise_softirq_irqoff). */
+	if (sirq_exec_lock_is_mine(cpu))
+		sirq_raise_irqoff(cpu, list_vector[l]);
+	else
+		sirq_raise(cpu, list_vector[l]);
 	return true;
 }
 

@@ -130,10 +130,18 @@ sirq_tx_tracked(struct sirq_lcore *lc, unsigned int txq, struct rte_mbuf *m,
 	return txq_enqueue(lc, q, m);
 }
 
+/*
+ * Every segment back to our reference alone: PMDs that free a chain one
+ * descriptor at a time may hold its tail longer than its head. A segment
+ * the PMD has let go of keeps its next pointer while we hold it.
+ */
 static inline bool
 released_by_pmd(const struct rte_mbuf *m)
 {
-	return rte_mbuf_refcnt_read(m) == 1;
+	for (; m != NULL; m = m->next)
+		if (rte_mbuf_refcnt_read(m) != 1)
+			return false;
+	return true;
 }
 
 /* The TX-completion "interrupt": is the oldest tracked packet released? */
