@@ -1,0 +1,380 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+
+/*
+ * The API's contracts: registration, raising, ops.kick, parameters,
+ * policy names, CPU creation.
+ */
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness.h"
+
+/* Registration */
+
+static void
+never_called(struct sirq_cpu *cpu, void *arg)
+{
+	(void)cpu;
+	(void)arg;
+	cr_fail("a handler that must not run ran");
+}
+
+Test(api, register_refuses_hi_and_tasklet_with_ebusy)
+{
+	struct harness h;
+	struct tprobe tp;
+
+	harness_init(&h, SIRQ_POLICY_MAINLINE);
+	cr_assert(eq(int, sirq_register(h.cpu, SIRQ_HI, never_called, NULL,
+					NULL), -EBUSY));
+	cr_assert(eq(int, sirq_register(h.cpu, SIRQ_TASKLET, never_called, NULL,
+					NULL), -EBUSY));
+
+	/* The tasklet machinery still owns both. */
+	tprobe_init(&tp, &h, 100);
+	sirq_tasklet_hi_schedule(h.cpu, &tp.t);
+	sirq_irq_exit(h.cpu);
+	cr_assert(eq(uint, tp.runs, 1));
+	sirq_tasklet_schedule(h.cpu, &tp.t);
+	sirq_irq_exit(h.cpu);
+	cr_assert(eq(uint, tp.runs, 2));
+	harness_fini(&h);
+}
+
+Test(api, register_refuses_vector_32_and_a_null_handler_with_einval)
+{
+	struct harness h;
+
+	harness_init(&h, SIRQ_POLICY_MAINLINE);
+	cr_assert(eq(int, sirq_register(h.cpu, SIRQ_MAX_VECTORS, never_called,
+					NULL, NULL), -EINVAL));
+	cr_assert(eq(int, sirq_register(h.cpu, SIRQ_NET_RX, NULL, NULL, NULL),
+		     -EINVAL));
+	cr_assert(eq(int, sirq_raise(h.cpu, SIRQ_NET_RX), -EINVAL));
+	harness_fini(&h);
+}
+
+Test(api, every_vector_but_hi_and_tasklet_can_be_registered_and_run)
+{
+	struct harness h;
+	unsigned int v;
+
+	harness_init(&h, SIRQ_POLICY_MAINLINE);
+	for (v = 0; v < SIRQ_MAX_VECTORS; v++) {
+		if (v == SIRQ_HI || v == SIRQ_TASKLET)
+			continue;
+		probe_register(&h, v);
+		cr_assert(eq(int, sirq_raise(h.cpu, v), 0));
+	}
+	sirq_irq_exit(h.cpu);
+
+	stats(&h);
+	for (v = 0; v < SIRQ_MAX_VECTORS; v++) {
+		if (v == SIRQ_HI || v == SIRQ_TASKLET)
+			continue;
+		cr_assert(eq(u64, h.st.runs[v][SIRQ_CTX_INLINE], 1), "vector %u", v);
+	}
+	cr_assert(eq(uint, h.nlog, SIRQ_MAX_VECTORS - 2));
+	harness_fini(&h);
+}
+
+Test(api, raise_of_an_unregistered_vector_returns_einval_and_marks_nothing)
+{
+	struct harness h;
+
+	harness_init(&h, SIRQ_POLICY_MAINLINE);
+	cr_assert(eq(int, sirq_raise(h.cpu, SIRQ_NET_RX), -EINVAL));
+	cr_assert(eq(int, sirq_raise_irqoff(h.cpu, SIRQ_NET_RX), -EINVAL));
+	cr_assert(eq(int, sirq_raise(h.cpu, SIRQ_MAX_VECTORS), -EINVAL));
+	cr_assert(eq(u32, sirq_pending(h.cpu), 0));
+	cr_assert(eq(uint, h.kicks, 0));
+
+	/* Not even the raise time: latency counts from the first valid raise. */
+	probe_register(&h, SIRQ_NET_RX);
+	clock_set(&h, T0 + MS(5));
+	sirq_raise(h.cpu, SIRQ_NET_RX);
+	clock_set(&h, T0 + MS(6));
+	sirq_irq_exit(h.cpu);
+	cr_assert(eq(u64, stats(&h)->latency[SIRQ_NET_RX].sum_ns, MS(1)));
+	harness_fini(&h);
+}
+
+Test(api, vector_names_are_the_kernels_or_the_registered_ones)
+{
+	struct harness h;
+
+	harness_init(&h, SIRQ_POLICY_MAINLINE);
+	cr_assert(eq(str, (char *)sirq_vector_name(h.cpu, SIRQ_HI), "HI"));
+	cr_assert(eq(str, (char *)sirq_vector_name(h.cpu, SIRQ_NET_RX), "NET_RX"));
+	cr_assert(eq(str, (char *)sirq_vector_name(h.cpu, SIRQ_RCU), "RCU"));
+	cr_assert(eq(str, (char *)sirq_vector_name(h.cpu, VEC_APP2), "V12"));
+	cr_assert(eq(ptr, (void *)sirq_vector_name(h.cpu, SIRQ_MAX_VECTORS), NULL));
+
+	sirq_register(h.cpu, VEC_APP0, never_called, NULL,
+		      "a-name-longer-than-fifteen");
+	sirq_register(h.cpu, SIRQ_TIMER, never_called, NULL, NULL);
+	cr_assert(eq(str, (char *)sirq_vector_name(h.cpu, VEC_APP0),
+		     "a-name-longer-t"));
+	cr_assert(eq(str, (char *)sirq_vector_name(h.cpu, SIRQ_TIMER), "TIMER"));
+	harness_fini(&h);
+}
+
+/* ops.kick */
+
+Test(api, raise_into_an_empty_mask_kicks_the_dispatcher)
+{
+	struct harness h;
+
+	harness_init(&h, SIRQ_POLICY_MAINLINE);
+	probe_register(&h, SIRQ_NET_RX);
+
+	sirq_raise(h.cpu, SIRQ_NET_RX);
+	cr_assert(eq(uint, h.kicks, 1));
+
+	sirq_irq_exit(h.cpu);
+	sirq_raise(h.cpu, SIRQ_NET_RX);		/* empty again */
+	cr_assert(eq(uint, h.kicks, 2));
+	harness_fini(&h);
+}
+
+Test(api, raise_with_bits_already_pending_does_not_kick)
+{
+	struct harness h;
+
+	harness_init(&h, SIRQ_POLICY_MAINLINE);
+	probe_register(&h, SIRQ_NET_RX);
+	probe_register(&h, SIRQ_NET_TX);
+
+	sirq_raise(h.cpu, SIRQ_NET_RX);
+	sirq_raise(h.cpu, SIRQ_NET_RX);
+	sirq_raise(h.cpu, SIRQ_NET_TX);
+	cr_assert(eq(uint, h.kicks, 1));
+	harness_fini(&h);
+}
+
+Test(api, raise_irqoff_never_kicks)
+{
+	struct harness h;
+
+	harness_init(&h, SIRQ_POLICY_MAINLINE);
+	probe_register(&h, SIRQ_NET_RX);
+
+	cr_assert(eq(int, sirq_raise_irqoff(h.cpu, SIRQ_NET_RX), 0));
+	cr_assert(eq(u32, sirq_pending(h.cpu), SIRQ_BIT(SIRQ_NET_RX)));
+	cr_assert(eq(uint, h.kicks, 0));
+	harness_fini(&h);
+}
+
+/* Parameters and policies */
+
+Test(api, params_default_are_the_kernels_values)
+{
+	struct sirq_params p;
+
+	memset(&p, 0xa5, sizeof(p));
+	sirq_params_default(&p);
+	cr_assert(lt(int, p.policy, SIRQ_POLICY_MAX));
+	cr_assert(eq(uint, p.max_restart, 10));
+	cr_assert(eq(u64, p.max_time_ns, MS(2)));
+	cr_assert(eq(u64, p.defer_window_ns, MS(2)));
+	cr_assert(eq(u64, p.overload_window_ns, MS(100)));
+	cr_assert(eq(u32, p.expedited_mask,
+		     SIRQ_BIT(SIRQ_HI) | SIRQ_BIT(SIRQ_TASKLET)));
+	cr_assert(eq(u32, p.tick_hz, 0));
+	cr_assert(eq(u64, p.stall_threshold_ns, MS(8)));
+	cr_assert(eq(int, sirq_params_check(&p), 0));
+}
+
+Test(api, params_check_accepts_the_smallest_and_largest_valid_values)
+{
+	struct sirq_params p;
+
+	sirq_params_default(&p);
+	p.max_restart = 1;
+	p.max_time_ns = 1;
+	p.stall_threshold_ns = 1;
+	p.tick_hz = 1000000000;
+	p.expedited_mask = 0;
+	cr_assert(eq(int, sirq_params_check(&p), 0));
+}
+
+Test(api, params_check_rejects_each_invalid_field)
+{
+	struct sirq_params p;
+
+	cr_assert(eq(int, sirq_params_check(NULL), -EINVAL));
+
+	sirq_params_default(&p);
+	p.policy = SIRQ_POLICY_MAX;
+	cr_assert(eq(int, sirq_params_check(&p), -EINVAL), "policy");
+
+	sirq_params_default(&p);
+	p.policy = (enum sirq_policy_id)-1;
+	cr_assert(eq(int, sirq_params_check(&p), -EINVAL), "negative policy");
+
+	sirq_params_default(&p);
+	p.max_restart = 0;
+	cr_assert(eq(int, sirq_params_check(&p), -EINVAL), "max_restart");
+
+	sirq_params_default(&p);
+	p.max_time_ns = 0;
+	cr_assert(eq(int, sirq_params_check(&p), -EINVAL), "max_time_ns");
+
+	sirq_params_default(&p);
+	p.tick_hz = 1000000001;
+	cr_assert(eq(int, sirq_params_check(&p), -EINVAL), "tick_hz");
+
+	sirq_params_default(&p);
+	p.stall_threshold_ns = 0;
+	cr_assert(eq(int, sirq_params_check(&p), -EINVAL), "stall_threshold_ns");
+}
+
+Test(api, policy_names_round_trip)
+{
+	static const char *const names[SIRQ_POLICY_MAX] = {
+		[SIRQ_POLICY_MAINLINE] = "mainline",
+		[SIRQ_POLICY_KSOFTIRQD] = "ksoftirqd",
+		[SIRQ_POLICY_KICINSKI] = "kicinski",
+		[SIRQ_POLICY_THREADED] = "threaded",
+	};
+	int id;
+
+	for (id = 0; id < SIRQ_POLICY_MAX; id++) {
+		cr_assert(eq(str, (char *)sirq_policy_name(id), (char *)names[id]));
+		cr_assert(eq(int, sirq_policy_from_name(names[id]), id));
+	}
+}
+
+Test(api, unknown_policy_names_and_ids_are_rejected)
+{
+	cr_assert(eq(int, sirq_policy_from_name(NULL), -EINVAL));
+	cr_assert(eq(int, sirq_policy_from_name(""), -EINVAL));
+	cr_assert(eq(int, sirq_policy_from_name("Mainline"), -EINVAL));
+	cr_assert(eq(int, sirq_policy_from_name("kicinski "), -EINVAL));
+	cr_assert(eq(int, sirq_policy_from_name("napi"), -EINVAL));
+	cr_assert(eq(ptr, (void *)sirq_policy_name(SIRQ_POLICY_MAX), NULL));
+}
+
+Test(api, enum_names_are_defined_and_out_of_range_is_null)
+{
+	cr_assert(eq(str, (char *)sirq_exit_name(SIRQ_EXIT_RESTART), "restart_limit"));
+	cr_assert(eq(str, (char *)sirq_wake_name(SIRQ_WAKE_HANDOFF), "handoff"));
+	cr_assert(eq(str, (char *)sirq_window_name(SIRQ_WINDOW_OVERLOAD), "overload"));
+	cr_assert(eq(str, (char *)sirq_ctx_name(SIRQ_CTX_WORKER), "worker"));
+	cr_assert(eq(ptr, (void *)sirq_exit_name(SIRQ_EXIT_MAX), NULL));
+	cr_assert(eq(ptr, (void *)sirq_wake_name(SIRQ_WAKE_MAX), NULL));
+	cr_assert(eq(ptr, (void *)sirq_window_name(SIRQ_WINDOW_MAX), NULL));
+	cr_assert(eq(ptr, (void *)sirq_ctx_name(SIRQ_CTX_MAX), NULL));
+}
+
+/* CPU creation */
+
+static uint64_t
+zero_clock(void *ctx)
+{
+	(void)ctx;
+	return 0;
+}
+
+Test(api, cpu_create_without_a_clock_fails_with_einval)
+{
+	struct sirq_cpu_conf conf = { 0 };
+
+	sirq_params_default(&conf.params);
+	errno = 0;
+	cr_assert(eq(ptr, sirq_cpu_create(&conf), NULL));
+	cr_assert(eq(int, errno, EINVAL));
+}
+
+Test(api, cpu_create_with_invalid_params_fails_with_einval)
+{
+	struct sirq_cpu_conf conf = { 0 };
+
+	sirq_params_default(&conf.params);
+	conf.params.max_restart = 0;
+	conf.ops.clock_ns = zero_clock;
+	errno = 0;
+	cr_assert(eq(ptr, sirq_cpu_create(&conf), NULL));
+	cr_assert(eq(int, errno, EINVAL));
+}
+
+Test(api, cpu_init_uses_aligned_caller_memory_and_refuses_misaligned)
+{
+	struct sirq_cpu_conf conf = { 0 };
+	size_t size = sirq_cpu_memsize();
+	char *mem;
+
+	sirq_params_default(&conf.params);
+	conf.ops.clock_ns = zero_clock;
+	mem = aligned_alloc(64, (size + 64 + 63) / 64 * 64);
+	cr_assert(ne(ptr, mem, NULL));
+
+	cr_assert(eq(ptr, (void *)sirq_cpu_init(mem, &conf), mem));
+	errno = 0;
+	cr_assert(eq(ptr, sirq_cpu_init(mem + 8, &conf), NULL));
+	cr_assert(eq(int, errno, EINVAL));
+	free(mem);
+}
+
+Test(api, cpu_conf_keeps_a_copy_of_the_name)
+{
+	struct sirq_cpu_conf conf = { 0 };
+	struct sirq_cpu *cpu;
+	char name[16] = "lcore3";
+
+	sirq_params_default(&conf.params);
+	conf.ops.clock_ns = zero_clock;
+	conf.name = name;
+	conf.id = 3;
+	cpu = sirq_cpu_create(&conf);
+	cr_assert(ne(ptr, cpu, NULL));
+	name[0] = 'X';
+	cr_assert(eq(str, (char *)sirq_cpu_conf(cpu)->name, "lcore3"));
+	cr_assert(eq(uint, sirq_cpu_conf(cpu)->id, 3));
+	sirq_cpu_free(cpu);
+
+	conf.name = NULL;
+	cpu = sirq_cpu_create(&conf);
+	cr_assert(ne(ptr, cpu, NULL));
+	cr_assert(eq(str, (char *)sirq_cpu_conf(cpu)->name, "cpu3"));
+	sirq_cpu_free(cpu);
+}
+
+Test(api, set_params_switches_the_policy_of_a_live_cpu)
+{
+	struct sirq_params p = harness_params(SIRQ_POLICY_KSOFTIRQD);
+	struct harness h;
+	struct probe *rx;
+
+	harness_init(&h, SIRQ_POLICY_MAINLINE);
+	rx = probe_register(&h, SIRQ_NET_RX);
+	sirq_worker_wakeup(h.cpu);
+	sirq_raise(h.cpu, SIRQ_NET_RX);
+
+	cr_assert(eq(int, sirq_cpu_set_params(h.cpu, &p), 0));
+	cr_assert(eq(int, sirq_cpu_conf(h.cpu)->params.policy, SIRQ_POLICY_KSOFTIRQD));
+	cr_assert(eq(int, sirq_irq_exit(h.cpu), SIRQ_IRQ_EXIT_DEFERRED));
+	cr_assert(eq(uint, rx->runs, 0));
+	harness_fini(&h);
+}
+
+Test(api, set_params_refuses_invalid_params_and_changes_nothing)
+{
+	struct sirq_params p = harness_params(SIRQ_POLICY_KSOFTIRQD);
+	struct harness h;
+	struct probe *rx;
+
+	harness_init(&h, SIRQ_POLICY_MAINLINE);
+	rx = probe_register(&h, SIRQ_NET_RX);
+	sirq_worker_wakeup(h.cpu);
+	sirq_raise(h.cpu, SIRQ_NET_RX);
+
+	p.max_time_ns = 0;
+	cr_assert(eq(int, sirq_cpu_set_params(h.cpu, &p), -EINVAL));
+	cr_assert(eq(int, sirq_cpu_conf(h.cpu)->params.policy, SIRQ_POLICY_MAINLINE));
+	cr_assert(eq(int, sirq_irq_exit(h.cpu), SIRQ_IRQ_EXIT_RAN));
+	cr_assert(eq(uint, rx->runs, 1));
+	harness_fini(&h);
+}

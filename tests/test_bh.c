@@ -1,0 +1,302 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+
+/*
+ * Bottom-half disabling (local_bh_disable/enable): holds the execution
+ * lock for the calling thread, nests, and the outermost enable runs what
+ * is pending through the policy.
+ */
+
+#include <errno.h>
+
+#include "harness.h"
+
+Test(bh, irq_exit_while_disabled_returns_bh_disabled_and_runs_nothing)
+{
+	struct harness h;
+	struct probe *rx;
+
+	harness_init(&h, SIRQ_POLICY_MAINLINE);
+	rx = probe_register(&h, SIRQ_NET_RX);
+
+	sirq_bh_disable(h.cpu);
+	sirq_raise(h.cpu, SIRQ_NET_RX);
+	cr_assert(eq(int, sirq_irq_exit(h.cpu), SIRQ_IRQ_EXIT_BH_DISABLED));
+	cr_assert(eq(uint, rx->runs, 0));
+	cr_assert(eq(u32, sirq_pending(h.cpu), SIRQ_BIT(SIRQ_NET_RX)));
+	cr_assert(eq(int, sirq_bh_enable(h.cpu), 0));
+	harness_fini(&h);
+}
+
+Test(bh, outermost_enable_runs_pending_work_inline_under_mainline)
+{
+	struct harness h;
+	struct probe *rx;
+
+	harness_init(&h, SIRQ_POLICY_MAINLINE);
+	rx = probe_register(&h, SIRQ_NET_RX);
+
+	sirq_bh_disable(h.cpu);
+	sirq_raise(h.cpu, SIRQ_NET_RX);
+	cr_assert(eq(int, sirq_bh_enable(h.cpu), 0));
+
+	cr_assert(eq(uint, rx->runs, 1));
+	cr_assert(eq(u32, sirq_pending(h.cpu), 0));
+	stats(&h);
+	cr_assert(eq(u64, h.st.runs[SIRQ_NET_RX][SIRQ_CTX_INLINE], 1));
+	cr_assert(eq(u64, h.st.pass_exit[SIRQ_EXIT_DRAINED][SIRQ_CTX_INLINE], 1));
+	harness_fini(&h);
+}
+
+Test(bh, disable_nests_and_only_the_outermost_enable_runs_work)
+{
+	struct harness h;
+	struct probe *rx;
+
+	harness_init(&h, SIRQ_POLICY_MAINLINE);
+	rx = probe_register(&h, SIRQ_NET_RX);
+
+	sirq_bh_disable(h.cpu);
+	sirq_bh_disable(h.cpu);
+	sirq_raise(h.cpu, SIRQ_NET_RX);
+
+	cr_assert(eq(int, sirq_bh_enable(h.cpu), 0));
+	cr_assert(eq(uint, rx->runs, 0));
+	cr_assert(eq(int, sirq_irq_exit(h.cpu), SIRQ_IRQ_EXIT_BH_DISABLED));
+
+	cr_assert(eq(int, sirq_bh_enable(h.cpu), 0));
+	cr_assert(eq(uint, rx->runs, 1));
+	harness_fini(&h);
+}
+
+Test(bh, outermost_enable_defers_to_a_runnable_worker_under_ksoftirqd)
+{
+	struct harness h;
+	struct probe *rx;
+
+	harness_init(&h, SIRQ_POLICY_KSOFTIRQD);
+	rx = probe_register(&h, SIRQ_NET_RX);
+	sirq_worker_wakeup(h.cpu);
+
+	sirq_bh_disable(h.cpu);
+	sirq_raise(h.cpu, SIRQ_NET_RX);
+	cr_assert(eq(int, sirq_bh_enable(h.cpu), 0));
+
+	cr_assert(eq(uint, rx->runs, 0));
+	cr_assert(eq(u32, sirq_pending(h.cpu), SIRQ_BIT(SIRQ_NET_RX)));
+	cr_assert(eq(uint, worker_run_until_sleep(&h, 10), 1));
+	cr_assert(eq(u64, stats(&h)->runs[SIRQ_NET_RX][SIRQ_CTX_WORKER], 1));
+	harness_fini(&h);
+}
+
+Test(bh, enable_without_disable_returns_eperm)
+{
+	struct harness h;
+
+	harness_init(&h, SIRQ_POLICY_MAINLINE);
+	cr_assert(eq(int, sirq_bh_enable(h.cpu), -EPERM));
+
+	sirq_bh_disable(h.cpu);
+	cr_assert(eq(int, sirq_bh_enable(h.cpu), 0));
+	cr_assert(eq(int, sirq_bh_enable(h.cpu), -EPERM));
+	harness_fini(&h);
+}
+
+struct bh_thread {
+	struct sirq_cpu *cpu;
+	bool disable;			/* disable first, enable on release */
+	unsigned int held;
+	unsigned int release;
+	int enable_ret;
+};
+
+static void *
+bh_thread_main(void *arg)
+{
+	struct bh_thread *bt = arg;
+
+	if (bt->disable)
+		sirq_bh_disable(bt->cpu);
+	__atomic_store_n(&bt->held, 1, __ATOMIC_RELEASE);
+	wait_flag(&bt->release, SEC(10));
+	bt->enable_ret = sirq_bh_enable(bt->cpu);
+	return NULL;
+}
+
+Test(bh, disabled_on_another_thread_makes_irq_exit_busy)
+{
+	struct bh_thread bt = { .disable = true };
+	struct harness h;
+	struct probe *rx;
+	pthread_t thr;
+
+	harness_init(&h, SIRQ_POLICY_MAINLINE);
+	rx = probe_register(&h, SIRQ_NET_RX);
+	bt.cpu = h.cpu;
+	cr_assert(eq(int, pthread_create(&thr, NULL, bh_thread_main, &bt), 0));
+	cr_assert(wait_flag(&bt.held, SEC(10)));
+
+	sirq_raise(h.cpu, SIRQ_NET_RX);
+	cr_assert(eq(int, sirq_irq_exit(h.cpu), SIRQ_IRQ_EXIT_BUSY));
+	cr_assert(eq(uint, rx->runs, 0));
+	cr_assert(eq(u64, stats(&h)->lock_busy, 1));
+	cr_assert(eq(u32, sirq_pending(h.cpu), SIRQ_BIT(SIRQ_NET_RX)));
+
+	/* That thread's outermost enable runs the work, on that thread. */
+	__atomic_store_n(&bt.release, 1, __ATOMIC_RELEASE);
+	cr_assert(eq(int, pthread_join(thr, NULL), 0));
+	cr_assert(eq(int, bt.enable_ret, 0));
+	cr_assert(eq(uint, rx->runs, 1));
+	cr_assert(eq(int, sirq_irq_exit(h.cpu), SIRQ_IRQ_EXIT_IDLE));
+	harness_fini(&h);
+}
+
+Test(bh, enable_on_a_thread_that_did_not_disable_returns_eperm)
+{
+	struct bh_thread bt = { .disable = false, .release = 1 };
+	struct harness h;
+	struct probe *rx;
+	pthread_t thr;
+
+	harness_init(&h, SIRQ_POLICY_MAINLINE);
+	rx = probe_register(&h, SIRQ_NET_RX);
+	bt.cpu = h.cpu;
+
+	sirq_bh_disable(h.cpu);
+	sirq_raise(h.cpu, SIRQ_NET_RX);
+	cr_assert(eq(int, pthread_create(&thr, NULL, bh_thread_main, &bt), 0));
+	cr_assert(eq(int, pthread_join(thr, NULL), 0));
+	cr_assert(eq(int, bt.enable_ret, -EPERM));
+	cr_assert(eq(uint, rx->runs, 0));
+
+	cr_assert(eq(int, sirq_bh_enable(h.cpu), 0));
+	cr_assert(eq(uint, rx->runs, 1));
+	harness_fini(&h);
+}
+
+/* What a handler saw when it disabled and re-enabled bottom halves. */
+struct nested_bh {
+	int enable_ret;
+	enum sirq_irq_exit_result irq_exit_ret;
+	unsigned int log_len_after_enable;
+};
+
+static void
+disable_raise_enable(struct probe *p)
+{
+	struct nested_bh *n = p->hook_arg;
+	struct sirq_cpu *cpu = p->h->cpu;
+
+	sirq_bh_disable(cpu);
+	sirq_raise(cpu, SIRQ_NET_RX);
+	n->enable_ret = sirq_bh_enable(cpu);
+	n->log_len_after_enable = p->h->nlog;
+}
+
+Test(bh, disable_and_enable_inside_a_handler_run_nothing_recursively)
+{
+	struct nested_bh n = { .enable_ret = -1 };
+	struct harness h;
+	struct probe *tx;
+
+	harness_init(&h, SIRQ_POLICY_MAINLINE);
+	tx = probe_register(&h, SIRQ_NET_TX);
+	probe_register(&h, SIRQ_NET_RX);
+	tx->hook = disable_raise_enable;
+	tx->hook_arg = &n;
+
+	sirq_raise(h.cpu, SIRQ_NET_TX);
+	cr_assert(eq(int, sirq_irq_exit(h.cpu), SIRQ_IRQ_EXIT_RAN));
+
+	cr_assert(eq(int, n.enable_ret, 0));
+	cr_assert(eq(uint, n.log_len_after_enable, 1));	/* only NET_TX */
+	/* NET_RX ran afterwards, in the next sweep of the same pass. */
+	cr_assert(eq(uint, h.nlog, 2));
+	cr_assert(eq(uint, h.log[1], SIRQ_NET_RX));
+	stats(&h);
+	cr_assert(eq(u64, h.st.pass_exit[SIRQ_EXIT_DRAINED][SIRQ_CTX_INLINE], 1));
+
+	/* The lock was released at the end of the pass, as usual. */
+	sirq_bh_disable(h.cpu);
+	cr_assert(eq(int, sirq_bh_enable(h.cpu), 0));
+	cr_assert(eq(int, sirq_bh_enable(h.cpu), -EPERM));
+	harness_fini(&h);
+}
+
+static void
+raise_then_irq_exit(struct probe *p)
+{
+	struct nested_bh *n = p->hook_arg;
+
+	sirq_raise(p->h->cpu, SIRQ_NET_RX);
+	n->irq_exit_ret = sirq_irq_exit(p->h->cpu);
+	n->log_len_after_enable = p->h->nlog;
+}
+
+Test(bh, irq_exit_from_inside_a_handler_returns_bh_disabled)
+{
+	struct nested_bh n = { .irq_exit_ret = SIRQ_IRQ_EXIT_IDLE };
+	struct harness h;
+	struct probe *tx;
+
+	harness_init(&h, SIRQ_POLICY_MAINLINE);
+	tx = probe_register(&h, SIRQ_NET_TX);
+	probe_register(&h, SIRQ_NET_RX);
+	tx->hook = raise_then_irq_exit;
+	tx->hook_arg = &n;
+
+	sirq_raise(h.cpu, SIRQ_NET_TX);
+	sirq_irq_exit(h.cpu);
+
+	cr_assert(eq(int, n.irq_exit_ret, SIRQ_IRQ_EXIT_BH_DISABLED));
+	cr_assert(eq(uint, n.log_len_after_enable, 1));
+	cr_assert(eq(uint, h.nlog, 2));
+	harness_fini(&h);
+}
+
+static void
+enable_without_disable(struct probe *p)
+{
+	struct nested_bh *n = p->hook_arg;
+
+	n->enable_ret = sirq_bh_enable(p->h->cpu);
+}
+
+Test(bh, enable_inside_a_handler_without_disable_returns_eperm)
+{
+	struct nested_bh n = { .enable_ret = 0 };
+	struct harness h;
+	struct probe *tx;
+
+	harness_init(&h, SIRQ_POLICY_MAINLINE);
+	tx = probe_register(&h, SIRQ_NET_TX);
+	tx->hook = enable_without_disable;
+	tx->hook_arg = &n;
+
+	sirq_raise(h.cpu, SIRQ_NET_TX);
+	sirq_irq_exit(h.cpu);
+
+	cr_assert(eq(int, n.enable_ret, -EPERM));
+	harness_fini(&h);
+}
+
+Test(bh, unmatched_enable_inside_a_handler_leaves_bh_disable_working)
+{
+	struct nested_bh n = { .enable_ret = 0 };
+	struct harness h;
+	struct probe *tx, *rx;
+
+	harness_init(&h, SIRQ_POLICY_MAINLINE);
+	tx = probe_register(&h, SIRQ_NET_TX);
+	rx = probe_register(&h, SIRQ_NET_RX);
+	tx->hook = enable_without_disable;
+	tx->hook_arg = &n;
+	sirq_raise(h.cpu, SIRQ_NET_TX);
+	sirq_irq_exit(h.cpu);
+
+	sirq_bh_disable(h.cpu);
+	cr_assert(eq(int, sirq_bh_enable(h.cpu), 0));
+	sirq_raise(h.cpu, SIRQ_NET_RX);
+	cr_assert(eq(int, sirq_irq_exit(h.cpu), SIRQ_IRQ_EXIT_RAN));
+	cr_assert(eq(uint, rx->runs, 1));
+	harness_fini(&h);
+}

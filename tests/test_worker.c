@@ -1,0 +1,280 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+
+/*
+ * The deferred worker (sirqd, the kernel's ksoftirqd): IDLE -> RUNNABLE
+ * only through a wake-up (ops.wake_worker called once per transition),
+ * one pass per sirq_worker_run(), back to IDLE when it finds nothing.
+ * The test thread plays the worker thread.
+ */
+
+#include "harness.h"
+
+Test(worker, with_a_wake_callback_starts_idle)
+{
+	struct harness h;
+
+	harness_init(&h, SIRQ_POLICY_KSOFTIRQD);
+	cr_assert(eq(int, sirq_worker_state(h.cpu), SIRQ_WORKER_IDLE));
+	harness_fini(&h);
+}
+
+Test(worker, without_a_wake_callback_starts_parked_and_stays_parked)
+{
+	struct sirq_params p = harness_params(SIRQ_POLICY_KSOFTIRQD);
+	struct harness h;
+
+	harness_init_params(&h, &p, HARNESS_NO_WORKER);
+	cr_assert(eq(int, sirq_worker_state(h.cpu), SIRQ_WORKER_PARKED));
+	cr_assert(eq(int, sirq_worker_run(h.cpu), SIRQ_WORKER_EXIT));
+
+	sirq_worker_unpark(h.cpu);
+	sirq_worker_wakeup(h.cpu);
+	cr_assert(eq(int, sirq_worker_state(h.cpu), SIRQ_WORKER_PARKED));
+	harness_fini(&h);
+}
+
+Test(worker, wakeup_of_an_idle_worker_calls_wake_worker_exactly_once)
+{
+	struct harness h;
+
+	harness_init(&h, SIRQ_POLICY_KSOFTIRQD);
+	sirq_worker_wakeup(h.cpu);
+	sirq_worker_wakeup(h.cpu);
+
+	cr_assert(eq(uint, h.wakes, 1));
+	cr_assert(eq(int, sirq_worker_state(h.cpu), SIRQ_WORKER_RUNNABLE));
+	stats(&h);
+	cr_assert(eq(u64, h.st.wakeups[SIRQ_WAKE_EXPLICIT], 1));
+	cr_assert(eq(u64, h.st.wakeups[SIRQ_WAKE_RESTART], 0));
+	harness_fini(&h);
+}
+
+Test(worker, finding_nothing_pending_goes_idle_and_sleeps)
+{
+	struct harness h;
+
+	harness_init(&h, SIRQ_POLICY_KSOFTIRQD);
+	sirq_worker_wakeup(h.cpu);
+
+	cr_assert(eq(int, sirq_worker_run(h.cpu), SIRQ_WORKER_SLEEP));
+	cr_assert(eq(int, sirq_worker_state(h.cpu), SIRQ_WORKER_IDLE));
+
+	/* Idle again, so the next wake-up is a new transition. */
+	sirq_worker_wakeup(h.cpu);
+	cr_assert(eq(uint, h.wakes, 2));
+	harness_fini(&h);
+}
+
+Test(worker, runs_one_pass_in_worker_context_and_yields)
+{
+	struct harness h;
+	struct probe *rx;
+
+	harness_init(&h, SIRQ_POLICY_KSOFTIRQD);
+	rx = probe_register(&h, SIRQ_NET_RX);
+	rx->reraise = 2;
+	sirq_worker_wakeup(h.cpu);
+	sirq_raise(h.cpu, SIRQ_NET_RX);
+
+	cr_assert(eq(int, sirq_worker_run(h.cpu), SIRQ_WORKER_YIELD));
+	cr_assert(eq(uint, rx->runs, 3));
+	cr_assert(eq(int, sirq_worker_state(h.cpu), SIRQ_WORKER_RUNNABLE));
+	stats(&h);
+	cr_assert(eq(u64, h.st.runs[SIRQ_NET_RX][SIRQ_CTX_WORKER], 3));
+	cr_assert(eq(u64, h.st.runs[SIRQ_NET_RX][SIRQ_CTX_INLINE], 0));
+	cr_assert(eq(u64, h.st.pass_exit[SIRQ_EXIT_DRAINED][SIRQ_CTX_WORKER], 1));
+
+	cr_assert(eq(int, sirq_worker_run(h.cpu), SIRQ_WORKER_SLEEP));
+	cr_assert(eq(int, sirq_worker_state(h.cpu), SIRQ_WORKER_IDLE));
+	harness_fini(&h);
+}
+
+Test(worker, pass_is_bounded_by_the_restart_limit_like_an_inline_pass)
+{
+	struct harness h;
+	struct probe *rx;
+
+	harness_init(&h, SIRQ_POLICY_KSOFTIRQD);
+	rx = probe_register(&h, SIRQ_NET_RX);
+	rx->reraise = PROBE_FOREVER;
+	sirq_worker_wakeup(h.cpu);
+	sirq_raise(h.cpu, SIRQ_NET_RX);
+
+	cr_assert(eq(int, sirq_worker_run(h.cpu), SIRQ_WORKER_YIELD));
+	cr_assert(eq(uint, rx->runs, SIRQ_MAX_RESTART_DEFAULT));
+	stats(&h);
+	cr_assert(eq(u64, h.st.pass_exit[SIRQ_EXIT_RESTART][SIRQ_CTX_WORKER], 1));
+	/* Already runnable: the worker is not woken by its own pass. */
+	cr_assert(eq(uint, h.wakes, 1));
+	cr_assert(eq(u64, h.st.wakeups[SIRQ_WAKE_RESTART], 0));
+	harness_fini(&h);
+}
+
+Test(worker, run_without_a_wakeup_still_does_pending_work)
+{
+	struct harness h;
+	struct probe *rx;
+
+	harness_init(&h, SIRQ_POLICY_KSOFTIRQD);
+	rx = probe_register(&h, SIRQ_NET_RX);
+	sirq_raise(h.cpu, SIRQ_NET_RX);
+
+	/* A spurious wake-up of the thread: IDLE, but work is pending. */
+	cr_assert(eq(int, sirq_worker_run(h.cpu), SIRQ_WORKER_YIELD));
+	cr_assert(eq(uint, rx->runs, 1));
+	cr_assert(eq(u64, stats(&h)->runs[SIRQ_NET_RX][SIRQ_CTX_WORKER], 1));
+	cr_assert(eq(uint, h.wakes, 0));
+	harness_fini(&h);
+}
+
+static unsigned int raises_in_hook;
+
+static void
+raise_net_rx(struct harness *h)
+{
+	raises_in_hook++;
+	sirq_raise(h->cpu, SIRQ_NET_RX);
+}
+
+Test(worker, raise_landing_while_the_worker_goes_idle_keeps_it_runnable)
+{
+	enum sirq_worker_status st;
+	struct harness h;
+	struct probe *rx;
+
+	/* A kicinski window is open, so going idle reads the clock. */
+	harness_init(&h, SIRQ_POLICY_KICINSKI);
+	rx = probe_register(&h, SIRQ_NET_RX);
+	rx->reraise = 1;
+	sirq_set_need_resched(h.cpu, true);
+	sirq_raise(h.cpu, SIRQ_NET_RX);
+	sirq_irq_exit(h.cpu);			/* defer window until T0 + 2 ms */
+	sirq_set_need_resched(h.cpu, false);
+	cr_assert(eq(int, sirq_worker_run(h.cpu), SIRQ_WORKER_YIELD));
+	cr_assert(eq(u32, sirq_pending(h.cpu), 0));
+
+	/*
+	 * The worker finds nothing and goes idle; a raise from another
+	 * thread lands between its look at pending and its sleep.
+	 */
+	h.on_next_clock_read = raise_net_rx;
+	st = sirq_worker_run(h.cpu);
+	if (raises_in_hook == 0)
+		cr_skip("going idle no longer reads the clock: no hook point");
+
+	cr_assert(eq(int, st, SIRQ_WORKER_YIELD));
+	cr_assert(eq(int, sirq_worker_state(h.cpu), SIRQ_WORKER_RUNNABLE));
+	cr_assert(eq(uint, worker_run_until_sleep(&h, 10), 1));
+	cr_assert(eq(uint, rx->runs, 3));
+	harness_fini(&h);
+}
+
+struct lock_holder {
+	struct sirq_cpu *cpu;
+	unsigned int held;
+	unsigned int release;
+	int enable_ret;
+};
+
+static void *
+hold_bh_disabled(void *arg)
+{
+	struct lock_holder *lh = arg;
+
+	sirq_bh_disable(lh->cpu);
+	__atomic_store_n(&lh->held, 1, __ATOMIC_RELEASE);
+	wait_flag(&lh->release, SEC(10));
+	lh->enable_ret = sirq_bh_enable(lh->cpu);
+	return NULL;
+}
+
+Test(worker, run_returns_busy_while_another_thread_holds_the_exec_lock)
+{
+	struct lock_holder lh = { 0 };
+	struct harness h;
+	struct probe *rx;
+	pthread_t thr;
+
+	harness_init(&h, SIRQ_POLICY_KSOFTIRQD);
+	rx = probe_register(&h, SIRQ_NET_RX);
+	sirq_worker_wakeup(h.cpu);
+	sirq_raise(h.cpu, SIRQ_NET_RX);
+
+	lh.cpu = h.cpu;
+	cr_assert(eq(int, pthread_create(&thr, NULL, hold_bh_disabled, &lh), 0));
+	cr_assert(wait_flag(&lh.held, SEC(10)));
+
+	cr_assert(eq(int, sirq_worker_run(h.cpu), SIRQ_WORKER_BUSY));
+	cr_assert(eq(uint, rx->runs, 0));
+	cr_assert(eq(int, sirq_worker_state(h.cpu), SIRQ_WORKER_RUNNABLE));
+
+	__atomic_store_n(&lh.release, 1, __ATOMIC_RELEASE);
+	cr_assert(eq(int, pthread_join(thr, NULL), 0));
+	cr_assert(eq(int, lh.enable_ret, 0));
+
+	/* The enable deferred to the runnable worker, which now runs it. */
+	cr_assert(eq(uint, rx->runs, 0));
+	cr_assert(eq(int, sirq_worker_run(h.cpu), SIRQ_WORKER_YIELD));
+	cr_assert(eq(uint, rx->runs, 1));
+	harness_fini(&h);
+}
+
+Test(worker, parked_worker_exits_and_is_never_woken)
+{
+	struct harness h;
+	struct probe *rx;
+
+	harness_init(&h, SIRQ_POLICY_MAINLINE);
+	rx = probe_register(&h, SIRQ_NET_RX);
+	rx->reraise = PROBE_FOREVER;
+
+	sirq_worker_park(h.cpu);
+	cr_assert(eq(int, sirq_worker_state(h.cpu), SIRQ_WORKER_PARKED));
+	cr_assert(eq(int, sirq_worker_run(h.cpu), SIRQ_WORKER_EXIT));
+
+	sirq_raise(h.cpu, SIRQ_NET_RX);
+	sirq_irq_exit(h.cpu);			/* restart limit: work left */
+	sirq_worker_wakeup(h.cpu);
+	cr_assert(eq(uint, h.wakes, 0));
+	stats(&h);
+	cr_assert(eq(u64, h.st.wakeups[SIRQ_WAKE_RESTART], 0));
+	cr_assert(eq(u64, h.st.wakeups[SIRQ_WAKE_EXPLICIT], 0));
+	cr_assert(eq(int, sirq_worker_run(h.cpu), SIRQ_WORKER_EXIT));
+	cr_assert(eq(uint, rx->runs, 10));
+	harness_fini(&h);
+}
+
+Test(worker, parking_a_runnable_worker_makes_its_next_run_exit)
+{
+	struct harness h;
+	struct probe *rx;
+
+	harness_init(&h, SIRQ_POLICY_KSOFTIRQD);
+	rx = probe_register(&h, SIRQ_NET_RX);
+	sirq_worker_wakeup(h.cpu);
+	sirq_raise(h.cpu, SIRQ_NET_RX);
+
+	sirq_worker_park(h.cpu);
+	cr_assert(eq(int, sirq_worker_run(h.cpu), SIRQ_WORKER_EXIT));
+	cr_assert(eq(uint, rx->runs, 0));
+
+	/* ... and the dispatcher stops waiting for it. */
+	cr_assert(eq(int, sirq_irq_exit(h.cpu), SIRQ_IRQ_EXIT_RAN));
+	cr_assert(eq(uint, rx->runs, 1));
+	harness_fini(&h);
+}
+
+Test(worker, unparked_worker_is_idle_and_can_be_woken_again)
+{
+	struct harness h;
+
+	harness_init(&h, SIRQ_POLICY_KSOFTIRQD);
+	sirq_worker_park(h.cpu);
+	sirq_worker_unpark(h.cpu);
+	cr_assert(eq(int, sirq_worker_state(h.cpu), SIRQ_WORKER_IDLE));
+
+	sirq_worker_wakeup(h.cpu);
+	cr_assert(eq(uint, h.wakes, 1));
+	cr_assert(eq(int, sirq_worker_state(h.cpu), SIRQ_WORKER_RUNNABLE));
+	harness_fini(&h);
+}
