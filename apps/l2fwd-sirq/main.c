@@ -210,6 +210,14 @@ setup_port_pairs(void)
 {
 	uint16_t port, last = RTE_MAX_ETHPORTS, n = 0;
 
+	/* As l2fwd: a bit without a port is an error, not a port ignored. */
+	for (port = 0; port < 64; port++)
+		if ((opts.portmask & (1ULL << port)) != 0 &&
+		    !rte_eth_dev_is_valid_port(port)) {
+			fprintf(stderr, PROG ": -p 0x%" PRIx64 ": port %u is not a port\n",
+				opts.portmask, port);
+			return -EINVAL;
+		}
 	if (opts.portmap[0] != '\0') {
 		if (parse_portmap(opts.portmap) != 0)
 			return -EINVAL;
