@@ -74,7 +74,7 @@ const struct app_opt app_common_opts[] = {
 	{ "netdev-budget-us", 0, "sirq", APP_OPT_U32, LCORE(netdev_budget_us), 1,
 	  10000000, "US", "time per NET_RX run", NULL, NULL },
 	{ "worker-cpus", 0, "sirq", APP_OPT_STRING, COMMON(worker_cpus), 0, 0,
-	  "LIST", "CPUs of each sirqd, e.g. 2-3,6 (default: its lcore's CPU)",
+	  "LIST", "CPUs of each sirqd, e.g. 2-3,6; none: the CPUs of its lcore",
 	  NULL, NULL },
 	{ "worker-boost", 0, "sirq", APP_OPT_INT, LCORE(worker_boost_priority),
 	  0, 99, "PRIO", "SCHED_FIFO priority of a worker pass; 0 leaves passes preemptible",
