@@ -1,0 +1,604 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+
+/*
+ * The command line and the INI file of l2fwd-sirq.
+ *
+ * A bad option, value or key is one line on stderr that names it and the
+ * value, exit code 2, and nothing started: EAL never ran (its runtime
+ * directory for the run's --file-prefix does not exist, it printed
+ * nothing). Only the portmask needs the ports EAL found, so its errors
+ * come after EAL, but before any port or lcore starts. --config applies
+ * first, the command line over it; the example configs in config/ load.
+ */
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <criterion/criterion.h>
+#include <criterion/parameterized.h>
+
+#include "l2t.h"
+
+#define PROG "l2fwd-sirq: "
+#define MAX_HELP_OPTS 64
+#define NB_INPUT_FRAMES 4
+
+static void
+suite_fini(void)
+{
+	l2t_cleanup();
+}
+
+TestSuite(l2fwd_cli, .fini = suite_fini, .timeout = 60);
+
+/*
+ * l2fwd-sirq on two net_pcap ports replaying NB_INPUT_FRAMES frames each,
+ * then "--" and @args (NULL-ended). Finite input: runs end at --duration
+ * in every mode.
+ */
+static void
+run_app(const char *const *args, struct l2t_result *r)
+{
+	static const uint8_t frame[60] = { 0x02, 0, 0, 0, 0, 0x01, 0x02, 0, 0,
+					   0, 0, 0x02, 0x08, 0x00 };
+	struct l2t_frames in;
+	struct l2t_argv a = { .argc = 0 };
+	unsigned int p, i;
+
+	memset(&in, 0, sizeof(in));
+	for (i = 0; i < NB_INPUT_FRAMES; i++)
+		l2t_frames_add(&in, frame, sizeof(frame));
+	l2t_eal_args(&a, l2t_env("L2FWD_SIRQ"));
+	for (p = 0; p < 2; p++) {
+		char name[16], in_path[512];
+
+		snprintf(name, sizeof(name), "in%u.pcap", p);
+		snprintf(in_path, sizeof(in_path), "%s", l2t_path(name));
+		l2t_pcap_write(in_path, &in);
+		snprintf(name, sizeof(name), "out%u.pcap", p);
+		l2t_arg(&a, "--vdev=net_pcap%u,rx_pcap=%s,tx_pcap=%s", p, in_path,
+			l2t_path(name));
+	}
+	l2t_frames_free(&in);
+	l2t_arg(&a, "--");
+	for (; *args != NULL; args++)
+		l2t_arg(&a, "%s", *args);
+	l2t_run(&a, r);
+}
+
+static bool
+eal_ran(void)
+{
+	char dir[512];
+	struct stat st;
+
+	l2t_runtime_dir(l2t_last_prefix(), dir, sizeof(dir));
+	return stat(dir, &st) == 0;
+}
+
+/*
+ * Exit code 2 and exactly @line on stderr; nothing on stdout; EAL never
+ * started.
+ */
+static void
+expect_refused(const char *const *args, const char *line)
+{
+	struct l2t_result r;
+	char want[512];
+
+	run_app(args, &r);
+	snprintf(want, sizeof(want), "%s\n", line);
+	cr_expect(r.status == 2, "exit code %d, expected 2 for: %s", r.status,
+		  line);
+	cr_expect_str_eq(r.err, want, "stderr:\n%s\nexpected:\n%s", r.err, want);
+	cr_expect_str_empty(r.out, "stdout not empty:\n%s", r.out);
+	cr_expect(!eal_ran(), "EAL started (%s exists) before refusing: %s",
+		  l2t_last_prefix(), line);
+	l2t_result_free(&r);
+}
+
+Test(l2fwd_cli, unknown_long_option_is_refused_before_eal)
+{
+	const char *args[] = { "--turbo", "--duration", "1", NULL };
+
+	expect_refused(args, PROG "bad option '--turbo'; see --help");
+}
+
+Test(l2fwd_cli, unknown_short_option_is_refused_before_eal)
+{
+	const char *args[] = { "-z", NULL };
+
+	expect_refused(args, PROG "bad option '-z'; see --help");
+}
+
+Test(l2fwd_cli, stray_argument_is_refused_before_eal)
+{
+	const char *args[] = { "--duration", "1", "fast", NULL };
+
+	expect_refused(args, PROG "unexpected argument 'fast'; see --help");
+}
+
+Test(l2fwd_cli, unknown_policy_is_refused_before_eal)
+{
+	const char *args[] = { "--policy", "fifo", NULL };
+
+	expect_refused(args, PROG "--policy: bad value 'fifo'");
+}
+
+Test(l2fwd_cli, unknown_mode_is_refused_before_eal)
+{
+	const char *args[] = { "--mode", "interrupt", NULL };
+
+	expect_refused(args, PROG "--mode: bad value 'interrupt'");
+}
+
+Test(l2fwd_cli, napi_weight_zero_is_refused_before_eal)
+{
+	const char *args[] = { "--napi-weight", "0", NULL };
+
+	expect_refused(args, PROG "--napi-weight: bad value '0' (1..256)");
+}
+
+Test(l2fwd_cli, napi_weight_above_256_is_refused_before_eal)
+{
+	const char *args[] = { "--napi-weight=257", NULL };
+
+	expect_refused(args, PROG "--napi-weight: bad value '257' (1..256)");
+}
+
+Test(l2fwd_cli, max_time_us_not_a_number_is_refused_before_eal)
+{
+	const char *args[] = { "--max-time-us", "abc", NULL };
+
+	expect_refused(args, PROG "--max-time-us: bad value 'abc' (1..10000000)");
+}
+
+Test(l2fwd_cli, negative_count_is_refused_before_eal)
+{
+	const char *args[] = { "--max-restart", "-1", NULL };
+
+	expect_refused(args, PROG "--max-restart: bad value '-1' (1..1000)");
+}
+
+Test(l2fwd_cli, portmask_not_hexadecimal_is_refused_before_eal)
+{
+	const char *args[] = { "-p", "0xg", NULL };
+
+	expect_refused(args, PROG "--portmask: bad value '0xg' "
+		       "(1..18446744073709551615)");
+}
+
+Test(l2fwd_cli, app_load_unknown_item_is_refused_before_eal)
+{
+	const char *args[] = { "--app-load", "hold=2ms,burst=3", NULL };
+
+	expect_refused(args, PROG "--app-load: bad item 'burst=3'");
+}
+
+Test(l2fwd_cli, app_load_bad_duration_is_refused_before_eal)
+{
+	const char *args[] = { "--app-load", "hold=2parsecs", NULL };
+
+	expect_refused(args, PROG "--app-load: bad hold '2parsecs'");
+}
+
+Test(l2fwd_cli, app_load_hold_longer_than_period_is_refused_before_eal)
+{
+	const char *args[] = { "--app-load", "hold=20ms,period=10ms", NULL };
+
+	expect_refused(args, PROG "--app-load: hold 20000 us longer than "
+		       "period 10000 us");
+}
+
+Test(l2fwd_cli, missing_config_file_is_refused_before_eal)
+{
+	char path[512], line[600];
+	const char *args[] = { "--config", path, NULL };
+
+	snprintf(path, sizeof(path), "%s", l2t_path("absent.ini"));
+	snprintf(line, sizeof(line), PROG "--config: cannot read '%s'", path);
+	expect_refused(args, line);
+}
+
+Test(l2fwd_cli, config_unknown_key_is_refused_before_eal)
+{
+	char path[512], line[600];
+	const char *args[] = { "--config", path, NULL };
+
+	snprintf(path, sizeof(path), "%s", l2t_path("typo.ini"));
+	l2t_write_file(path, "[sirq]\npolicy = mainline\nnapi-wieght = 32\n");
+	snprintf(line, sizeof(line), PROG "%s: unknown key 'napi-wieght' in [sirq]",
+		 path);
+	expect_refused(args, line);
+}
+
+Test(l2fwd_cli, config_key_in_the_wrong_section_is_refused_before_eal)
+{
+	char path[512], line[600];
+	const char *args[] = { "--config", path, NULL };
+
+	snprintf(path, sizeof(path), "%s", l2t_path("section.ini"));
+	l2t_write_file(path, "[l2fwd]\npolicy = mainline\n");
+	snprintf(line, sizeof(line), PROG "%s: unknown key 'policy' in [l2fwd]",
+		 path);
+	expect_refused(args, line);
+}
+
+Test(l2fwd_cli, config_bad_value_is_refused_before_eal)
+{
+	char path[512], line[600];
+	const char *args[] = { "--config", path, NULL };
+
+	snprintf(path, sizeof(path), "%s", l2t_path("bad.ini"));
+	l2t_write_file(path, "[sirq]\nmode = poll\nnapi-weight = 0\n");
+	snprintf(line, sizeof(line), PROG "%s: [sirq] --napi-weight: bad value "
+		 "'0' (1..256)", path);
+	expect_refused(args, line);
+}
+
+Test(l2fwd_cli, config_bad_value_is_refused_even_when_the_command_line_sets_it)
+{
+	char path[512], line[600];
+	const char *args[] = { "--config", path, "--policy", "mainline", NULL };
+
+	snprintf(path, sizeof(path), "%s", l2t_path("bad.ini"));
+	l2t_write_file(path, "[sirq]\npolicy = fifo\n");
+	snprintf(line, sizeof(line), PROG "%s: [sirq] --policy: bad value 'fifo'",
+		 path);
+	expect_refused(args, line);
+}
+
+/*
+ * The portmask is checked against the ports EAL found: EAL runs, but
+ * l2fwd-sirq stops before starting any port or lcore, with no report.
+ */
+static void
+expect_portmask_refused(const char *mask, const char *line)
+{
+	char report[512];
+	const char *args[] = { "-p", mask, "--duration", "1", "-T", "0",
+			       "--report", report, NULL };
+	struct l2t_result r;
+	struct stat st;
+
+	snprintf(report, sizeof(report), "%s", l2t_path("report.json"));
+	run_app(args, &r);
+	cr_expect(r.status == 2, "-p %s: exit code %d, expected 2:\n%s%s", mask,
+		  r.status, l2t_app_lines(r.out), l2t_app_lines(r.err));
+	cr_expect_str_eq(l2t_app_lines(r.err), line, "-p %s: stderr:\n%s",
+			 mask, l2t_app_lines(r.err));
+	/* The control case of expect_refused()'s "EAL never ran". */
+	cr_expect(eal_ran(), "-p %s: no runtime directory for %s although EAL "
+		  "ran", mask, l2t_last_prefix());
+	cr_expect(strstr(r.out, "forwards") == NULL,
+		  "-p %s: forwarding started:\n%s", mask, r.out);
+	cr_expect(stat(report, &st) != 0, "-p %s: a report was written", mask);
+	l2t_result_free(&r);
+}
+
+Test(l2fwd_cli, odd_portmask_is_refused)
+{
+	expect_portmask_refused("0x1", PROG "-p 0x1: 1 ports enabled, need an "
+				"even number >= 2\n");
+}
+
+Test(l2fwd_cli, portmask_without_any_port_is_refused)
+{
+	expect_portmask_refused("0xc", PROG "-p 0xc: port 2 is not a port\n");
+}
+
+/* Two ports exist; a mask of three must not quietly become 0x3. */
+Test(l2fwd_cli, portmask_naming_a_missing_port_is_refused)
+{
+	expect_portmask_refused("0x7", PROG "-p 0x7: port 2 is not a port\n");
+}
+
+/* An option of --help: name, and whether it takes a value. */
+struct help_opt {
+	char name[64];
+	bool takes_value;
+	char def[64];		/* "" if the line shows none */
+};
+
+/* Every "--name" line of the usage text. */
+static unsigned int
+parse_help(const char *text, struct help_opt *opts, unsigned int max)
+{
+	const char *line = text;
+	unsigned int n = 0;
+
+	while (*line != '\0' && n < max) {
+		const char *end = strchr(line, '\n'), *o, *d;
+		size_t len = end ? (size_t)(end - line) : strlen(line);
+		char buf[512];
+
+		snprintf(buf, sizeof(buf), "%.*s", (int)len, line);
+		line += len + (end != NULL);
+		/* "  -p, --portmask MASK ..." or "      --rxq N ..." */
+		if (strncmp(buf, "  -", 3) != 0 && strncmp(buf, "      --", 8) != 0)
+			continue;
+		o = strstr(buf, "--") + 2;
+		memset(&opts[n], 0, sizeof(opts[n]));
+		sscanf(o, "%63[a-z0-9-]", opts[n].name);
+		o += strlen(opts[n].name);
+		/* " ARG" in capitals follows an option that takes a value. */
+		opts[n].takes_value = o[0] == ' ' && o[1] >= 'A' && o[1] <= 'Z';
+		d = strstr(buf, "(default: ");
+		if (d != NULL)
+			sscanf(d, "(default: %63[^)])", opts[n].def);
+		n++;
+	}
+	return n;
+}
+
+static const struct help_opt *
+find_help_opt(const struct help_opt *opts, unsigned int n, const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		if (strcmp(opts[i].name, name) == 0)
+			return &opts[i];
+	return NULL;
+}
+
+/* The options and defaults of the issue and DESIGN.md (kernel values). */
+static const struct {
+	const char *name;
+	const char *def;	/* NULL: a flag; "@" the build's policy */
+} expected_opts[] = {
+	{ "portmask", "0x3" }, { "queues", "0" }, { "rxq", "1" },
+	{ "period", "10" }, { "mac-updating", NULL },
+	{ "no-mac-updating", NULL }, { "portmap", "none" },
+	{ "config", "none" }, { "report", "none" }, { "duration", "0" },
+	{ "app-load", "off" }, { "help", NULL }, { "policy", "@" },
+	{ "mode", "poll" }, { "max-restart", "10" }, { "max-time-us", "2000" },
+	{ "defer-window-us", "2000" }, { "overload-window-us", "100000" },
+	{ "tick-hz", "0" }, { "expedited-mask", "0x41" },
+	{ "stall-threshold-us", "8000" }, { "napi-weight", "64" },
+	{ "netdev-budget", "300" }, { "netdev-budget-us", "2000" },
+	{ "worker-cpus", "none" }, { "worker-boost", "1" },
+	{ "irq-tick-us", "100" }, { "irq-priority", "50" },
+};
+
+static unsigned int
+help_options(const char *flag, struct help_opt *opts)
+{
+	const char *args[] = { "--napi-weight", "7", flag, NULL };
+	struct l2t_result r;
+	unsigned int n;
+
+	run_app(args, &r);
+	cr_assert(r.status == 0, "%s: exit code %d:\n%s", flag, r.status, r.err);
+	cr_expect_str_empty(r.err, "%s: stderr:\n%s", flag, r.err);
+	cr_expect(!eal_ran(), "%s started EAL", flag);
+	cr_assert(strstr(r.out, "Usage: l2fwd-sirq [EAL options] -- ") == r.out,
+		  "%s: no usage line:\n%s", flag, r.out);
+	n = parse_help(r.out, opts, MAX_HELP_OPTS);
+	l2t_result_free(&r);
+	return n;
+}
+
+Test(l2fwd_cli, help_lists_every_option_with_its_default)
+{
+	struct help_opt opts[MAX_HELP_OPTS];
+	const char *policy = l2t_env("L2T_DEFAULT_POLICY");
+	unsigned int n, i;
+
+	/* --napi-weight 7 before it: help shows defaults, not what was set. */
+	n = help_options("--help", opts);
+	for (i = 0; i < sizeof(expected_opts) / sizeof(expected_opts[0]); i++) {
+		const struct help_opt *o = find_help_opt(opts, n,
+							 expected_opts[i].name);
+		const char *def = expected_opts[i].def;
+
+		cr_expect(o != NULL, "--help does not list --%s",
+			  expected_opts[i].name);
+		if (o == NULL)
+			continue;
+		if (def != NULL && strcmp(def, "@") == 0)
+			def = policy;
+		cr_expect_str_eq(o->def, def != NULL ? def : "",
+				 "--%s: default '%s', expected '%s'", o->name,
+				 o->def, def != NULL ? def : "(none: a flag)");
+	}
+	/* Also any option added later: one with a value shows its default. */
+	for (i = 0; i < n; i++)
+		cr_expect(!opts[i].takes_value || opts[i].def[0] != '\0',
+			  "--help: --%s takes a value but shows no default",
+			  opts[i].name);
+}
+
+Test(l2fwd_cli, short_help_is_the_same)
+{
+	struct help_opt a[MAX_HELP_OPTS], b[MAX_HELP_OPTS];
+	unsigned int na = help_options("--help", a), nb = help_options("-h", b);
+
+	cr_expect(na == nb && memcmp(a, b, sizeof(a[0]) * na) == 0,
+		  "-h and --help differ");
+}
+
+/* config/l2fwd-sirq.ini mentions every option of --help but two. */
+Test(l2fwd_cli, example_config_documents_every_option)
+{
+	struct help_opt opts[MAX_HELP_OPTS];
+	char path[512], key[80], *text;
+	unsigned int n, i;
+	FILE *f;
+	long size;
+
+	n = help_options("--help", opts);
+	snprintf(path, sizeof(path), "%s/l2fwd-sirq.ini",
+		 l2t_env("L2T_CONFIG_DIR"));
+	f = fopen(path, "r");
+	cr_assert(f != NULL, "cannot open %s", path);
+	fseek(f, 0, SEEK_END);
+	size = ftell(f);
+	rewind(f);
+	text = calloc(1, (size_t)size + 1);
+	cr_assert(text != NULL && fread(text, 1, (size_t)size, f) == (size_t)size);
+	fclose(f);
+	for (i = 0; i < n; i++) {
+		/* Not keys: the file itself, and --help. */
+		if (strcmp(opts[i].name, "config") == 0 ||
+		    strcmp(opts[i].name, "help") == 0)
+			continue;
+		snprintf(key, sizeof(key), "\n%.63s = ", opts[i].name);
+		if (strstr(text, key) != NULL)
+			continue;
+		snprintf(key, sizeof(key), "\n; %.63s = ", opts[i].name);
+		cr_expect(strstr(text, key) != NULL, "%s does not mention --%s",
+			  path, opts[i].name);
+	}
+	free(text);
+}
+
+/* Run with @args (and a --duration) on the pcap ports; the report. */
+static json_t *
+run_and_report(const char *const *args)
+{
+	char report[512];
+	const char *all[24];
+	struct l2t_result r;
+	unsigned int n = 0;
+	json_t *j;
+
+	snprintf(report, sizeof(report), "%s", l2t_path("report.json"));
+	remove(report);
+	for (; *args != NULL && n < 18; args++)
+		all[n++] = *args;
+	all[n++] = "-T";
+	all[n++] = "0";
+	all[n++] = "--report";
+	all[n++] = report;
+	all[n] = NULL;
+	run_app(all, &r);
+	cr_assert(r.status == 0, "exit code %d:\n%s%s", r.status,
+		  l2t_app_lines(r.out), l2t_app_lines(r.err));
+	l2t_result_free(&r);
+	j = l2t_report_load(report);
+	return j;
+}
+
+static json_t *
+lcore_config(json_t *report)
+{
+	json_t *c = json_object_get(json_array_get(json_object_get(
+		json_object_get(report, "sirq"), "lcores"), 0), "config");
+
+	cr_assert(json_is_object(c), "report has no sirq.lcores[0].config");
+	return c;
+}
+
+static const char *
+report_str(json_t *obj, const char *key)
+{
+	const char *s = json_string_value(json_object_get(obj, key));
+
+	cr_assert(s != NULL, "\"%s\" missing from the report", key);
+	return s;
+}
+
+/*
+ * The file's values apply (its duration ends the run: without it the run
+ * would never end), and the command line wins over the file, key by key.
+ */
+Test(l2fwd_cli, config_applies_and_the_command_line_overrides_it)
+{
+	char path[512];
+	const char *file_only[] = { "--config", path, NULL };
+	const char *overridden[] = { "--policy", "threaded", "--config", path,
+				     NULL };
+	json_t *j;
+
+	snprintf(path, sizeof(path), "%s", l2t_path("good.ini"));
+	l2t_write_file(path, "; a comment\n[run]\nduration = 1\n\n"
+		       "[sirq]\npolicy = mainline\nnapi-weight = 32\n"
+		       "max-restart = 7\n");
+
+	j = run_and_report(file_only);
+	cr_expect_str_eq(report_str(j, "policy"), "mainline");
+	cr_expect(l2t_json_u64(lcore_config(j), "napi_weight") == 32);
+	cr_expect(l2t_json_u64(lcore_config(j), "max_restart") == 7);
+	json_decref(j);
+
+	/* --policy before --config: still the command line that wins. */
+	j = run_and_report(overridden);
+	cr_expect_str_eq(report_str(j, "policy"), "threaded",
+			 "the command line did not override the file");
+	cr_expect_str_eq(report_str(lcore_config(j), "policy"), "threaded");
+	cr_expect(l2t_json_u64(lcore_config(j), "napi_weight") == 32,
+		  "the file's other keys were lost");
+	cr_expect(l2t_json_u64(lcore_config(j), "max_restart") == 7);
+	json_decref(j);
+}
+
+/* The example: every active key is a default. */
+Test(l2fwd_cli, example_config_loads_with_the_defaults)
+{
+	char path[512];
+	const char *args[] = { "--config", path, "--duration", "1", NULL };
+	json_t *j, *c;
+
+	snprintf(path, sizeof(path), "%s/l2fwd-sirq.ini",
+		 l2t_env("L2T_CONFIG_DIR"));
+	j = run_and_report(args);
+	c = lcore_config(j);
+	cr_expect_str_eq(report_str(j, "policy"), l2t_env("L2T_DEFAULT_POLICY"));
+	cr_expect_str_eq(report_str(j, "mode"), "poll");
+	cr_expect(l2t_json_u64(c, "max_restart") == 10);
+	cr_expect(l2t_json_u64(c, "max_time_ns") == 2000000);
+	cr_expect(l2t_json_u64(c, "defer_window_ns") == 2000000);
+	cr_expect(l2t_json_u64(c, "overload_window_ns") == 100000000);
+	cr_expect(l2t_json_u64(c, "expedited_mask") == 0x41);
+	cr_expect(l2t_json_u64(c, "tick_hz") == 0);
+	cr_expect(l2t_json_u64(c, "stall_threshold_ns") == 8000000);
+	cr_expect(l2t_json_u64(c, "napi_weight") == 64);
+	cr_expect(l2t_json_u64(c, "netdev_budget") == 300);
+	cr_expect(l2t_json_u64(c, "netdev_budget_us") == 2000);
+	cr_expect(l2t_json_u64(c, "irq_tick_us") == 100);
+	cr_expect(l2t_json_u64(c, "irq_priority") == 50);
+	cr_expect(json_array_size(json_object_get(j, "app_load")) == 0);
+	/* portmask = 0x3: both ports forward. */
+	cr_expect(l2t_json_u64(l2t_report_port(j, 0), "tx") == NB_INPUT_FRAMES);
+	cr_expect(l2t_json_u64(l2t_report_port(j, 1), "tx") == NB_INPUT_FRAMES);
+	json_decref(j);
+}
+
+struct scenario {
+	char file[32];
+	uint64_t hold_us;
+	uint64_t period_us;
+};
+
+ParameterizedTestParameters(l2fwd_cli, scenario_config_loads)
+{
+	static struct scenario s[] = {
+		{ "stall-scenario.ini", 10000, 50000 },
+		{ "flood-scenario.ini", 50000, 50000 },
+	};
+
+	return cr_make_param_array(struct scenario, s, sizeof(s) / sizeof(s[0]));
+}
+
+ParameterizedTest(struct scenario *s, l2fwd_cli, scenario_config_loads)
+{
+	char path[512];
+	const char *args[] = { "--config", path, "--duration", "1", NULL };
+	json_t *j, *load;
+
+	snprintf(path, sizeof(path), "%s/%s", l2t_env("L2T_CONFIG_DIR"), s->file);
+	j = run_and_report(args);
+	cr_expect_str_eq(report_str(j, "mode"), "irq", "%s", s->file);
+	cr_expect_str_eq(report_str(j, "policy"), "kicinski", "%s", s->file);
+	load = json_array_get(json_object_get(j, "app_load"), 0);
+	cr_assert(json_is_object(load), "%s: no app_load in the report", s->file);
+	cr_expect(l2t_json_u64(load, "hold_us") == s->hold_us, "%s", s->file);
+	cr_expect(l2t_json_u64(load, "period_us") == s->period_us, "%s", s->file);
+	cr_expect(l2t_json_u64(load, "threads") == 3, "%s", s->file);
+	cr_expect(l2t_json_u64(l2t_report_port(j, 1), "tx") == NB_INPUT_FRAMES,
+		  "%s: did not forward", s->file);
+	json_decref(j);
+}
