@@ -730,13 +730,18 @@ irq_setup(struct sirq_lcore *lc)
 	return 0;
 }
 
-/* Sleep until an Rx interrupt, a kick, the tick, or the next timer. */
+/*
+ * Sleep until an Rx interrupt, a kick, the tick, or the next timer. When
+ * the execution lock is busy, sleep the tick even with a timer due: the
+ * holder (sirqd, below our SCHED_FIFO priority, or a bh-disabled thread)
+ * only runs while we sleep, and TIMER can only run here once it is done.
+ */
 static void
-irq_sleep(struct sirq_lcore *lc)
+irq_sleep(struct sirq_lcore *lc, enum sirq_irq_exit_result res)
 {
 	struct epoll_event ev[IRQ_MAX_EVENTS];
 	uint64_t sleep_ns = (uint64_t)lc->conf.irq_tick_us * NS_PER_US;
-	int64_t ticks = rte_timer_next_ticks();
+	int64_t ticks = res == SIRQ_IRQ_EXIT_BUSY ? -1 : rte_timer_next_ticks();
 	struct timespec ts;
 	int i, n;
 
@@ -796,7 +801,7 @@ irq_loop(struct sirq_lcore *lc)
 		 */
 		if (res != SIRQ_IRQ_EXIT_RAN || sirq_pending(lc->cpu) == 0 ||
 		    sirq_worker_state(lc->cpu) == SIRQ_WORKER_RUNNABLE)
-			irq_sleep(lc);
+			irq_sleep(lc, res);
 	}
 }
 
