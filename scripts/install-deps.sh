@@ -18,6 +18,7 @@ PKGS=(
 	libnuma-dev
 	libpcap-dev
 	liblwip-dev
+	libjansson-dev
 	iproute2
 )
 
