@@ -318,20 +318,34 @@ pool_for_socket(int socket, unsigned int nb_mbufs)
 	return pools[s];
 }
 
+/*
+ * Link state, from an LSC event where the PMD sends them and from the
+ * control timer's poll everywhere (memif sends none): a forwarding lcore
+ * does not transmit to a port whose peer has gone.
+ */
+static void
+update_link(uint16_t port)
+{
+	struct rte_eth_link link;
+	bool up;
+
+	if (rte_eth_link_get_nowait(port, &link) != 0)
+		return;
+	up = link.link_status != RTE_ETH_LINK_DOWN;
+	if (__atomic_exchange_n(&ports[port].link_up, up, __ATOMIC_RELAXED) != up) {
+		printf(PROG ": port %u link %s\n", port, up ? "up" : "down");
+		fflush(stdout);
+	}
+}
+
 static int
 on_link_event(uint16_t port, enum rte_eth_event_type type, void *arg,
 	      void *ret_param)
 {
-	struct rte_eth_link link;
-
 	RTE_SET_USED(type);
 	RTE_SET_USED(arg);
 	RTE_SET_USED(ret_param);
-	if (rte_eth_link_get_nowait(port, &link) != 0)
-		return 0;
-	__atomic_store_n(&ports[port].link_up, link.link_status != 0,
-			 __ATOMIC_RELAXED);
-	printf(PROG ": port %u link %s\n", port, link.link_status ? "up" : "down");
+	update_link(port);
 	return 0;
 }
 
@@ -388,10 +402,8 @@ port_init(uint16_t port, uint16_t nb_txq, unsigned int nb_mbufs)
 		fprintf(stderr, PROG ": port %u: promiscuous mode: %s\n", port,
 			strerror(-ret));
 	rte_eth_macaddr_get(port, &ports[port].mac);
-	/* Without LSC events, assume up: virtual ports often report down. */
-	ports[port].link_up = true;
-	if (conf.intr_conf.lsc && rte_eth_link_get_nowait(port, &link) == 0)
-		ports[port].link_up = link.link_status != 0 || true;
+	if (rte_eth_link_get_nowait(port, &link) == 0)
+		ports[port].link_up = link.link_status != RTE_ETH_LINK_DOWN;
 	return 0;
 }
 
@@ -433,8 +445,13 @@ control_tick(struct rte_timer *t, void *arg)
 {
 	uint64_t now = app_now_ns();
 
+	uint16_t port;
+
 	RTE_SET_USED(t);
 	RTE_SET_USED(arg);
+	for (port = 0; port < RTE_MAX_ETHPORTS; port++)
+		if (ports[port].enabled)
+			update_link(port);
 	if (report_requested) {
 		report_requested = 0;
 		write_report();
