@@ -244,7 +244,9 @@ static void *
 load_thread(void *arg)
 {
 	struct app_load *l = arg;
-	uint64_t rng = l->spec.seed + (uint64_t)pthread_self();
+	/* Each thread its own stream, the same on every run. */
+	uint64_t rng = l->spec.seed ^ ((uint64_t)l->lcore_id << 32) ^
+		__atomic_fetch_add(&l->next_stream, 1, __ATOMIC_RELAXED);
 	uint64_t next = app_now_ns();
 
 	if (setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), l->spec.nice) != 0)

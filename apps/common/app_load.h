@@ -68,6 +68,7 @@ struct app_load {
 	pthread_t thread[APP_LOAD_MAX_THREADS];
 	uint32_t nb_threads;
 	uint32_t in_burst;	/* threads in a burst now */
+	uint32_t next_stream;	/* PRNG stream of the next thread */
 	uint32_t stop;
 
 	/* progress, read by the report */

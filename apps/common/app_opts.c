@@ -31,10 +31,10 @@ parse_app_load(void *conf, const char *value, char *err, size_t len)
 
 const struct app_opt app_common_opts[] = {
 	{ "config", 0, "run", APP_OPT_STRING, COMMON(config_path), 0, 0,
-	  "FILE", "read options from an INI file (the command line overrides it)",
+	  "FILE", "read options from an INI file; the command line overrides it (unset: built-in defaults)",
 	  NULL, NULL },
 	{ "report", 0, "run", APP_OPT_STRING, COMMON(report_path), 0, 0,
-	  "FILE", "write the JSON report here at exit and on SIGUSR1; none: stdout at exit",
+	  "FILE", "write the JSON report here at exit and on SIGUSR1 (unset: stdout at exit)",
 	  NULL, NULL },
 	{ "duration", 0, "run", APP_OPT_U32, COMMON(duration_s), 0, UINT32_MAX,
 	  "S", "stop after S seconds; 0 runs until SIGINT/SIGTERM", NULL, NULL },
@@ -74,7 +74,7 @@ const struct app_opt app_common_opts[] = {
 	{ "netdev-budget-us", 0, "sirq", APP_OPT_U32, LCORE(netdev_budget_us), 1,
 	  10000000, "US", "time per NET_RX run", NULL, NULL },
 	{ "worker-cpus", 0, "sirq", APP_OPT_STRING, COMMON(worker_cpus), 0, 0,
-	  "LIST", "CPUs of each sirqd, e.g. 2-3,6; none: the CPUs of its lcore",
+	  "LIST", "CPUs of each sirqd, e.g. 2-3,6 (unset: the CPUs of its lcore)",
 	  NULL, NULL },
 	{ "worker-boost", 0, "sirq", APP_OPT_INT, LCORE(worker_boost_priority),
 	  0, 99, "PRIO", "SCHED_FIFO priority of a worker pass; 0 leaves passes preemptible",
@@ -453,7 +453,8 @@ opt_value(const struct app_opt *o, const void *conf, char *buf, size_t len)
 			 SIRQ_MODE_IRQ ? "irq" : "poll");
 		break;
 	case APP_OPT_STRING:
-		snprintf(buf, len, "%s", *field != '\0' ? field : "none");
+		/* Unset strings: the help text says what that means. */
+		snprintf(buf, len, "%s", field);
 		break;
 	case APP_OPT_CUSTOM:
 		snprintf(buf, len, "%s", o->custom_default);

@@ -32,7 +32,7 @@ enum app_opt_kind {
 	APP_OPT_U64,
 	APP_OPT_INT,
 	APP_OPT_US,		/* microseconds into a uint64_t of ns */
-	APP_OPT_HEX32,		/* a mask: 0x... or decimal */
+	APP_OPT_HEX32,		/* a mask, hexadecimal with or without 0x */
 	APP_OPT_HEX64,
 	APP_OPT_FLAG_ON,	/* no argument: sets a bool */
 	APP_OPT_FLAG_OFF,	/* no argument: clears a bool */

@@ -73,7 +73,7 @@ static const struct app_opt l2fwd_opts_table[] = {
 	{ "no-mac-updating", 0, "l2fwd", APP_OPT_FLAG_OFF, L2(mac_updating), 0,
 	  0, NULL, "forward frames unchanged", NULL, NULL },
 	{ "portmap", 0, "l2fwd", APP_OPT_STRING, L2(portmap), 0, 0, "MAP",
-	  "port pairs, e.g. \"(0,1)(2,3)\"; none: pairs in port order",
+	  "port pairs, e.g. \"(0,1)(2,3)\" (unset: pairs in port order)",
 	  NULL, NULL },
 };
 

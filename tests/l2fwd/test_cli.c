@@ -300,6 +300,7 @@ struct help_opt {
 	char name[64];
 	bool takes_value;
 	char def[64];		/* "" if the line shows none */
+	bool unset_explained;	/* "(unset: ...)" instead of a default */
 };
 
 /* Every "--name" line of the usage text. */
@@ -328,6 +329,7 @@ parse_help(const char *text, struct help_opt *opts, unsigned int max)
 		d = strstr(buf, "(default: ");
 		if (d != NULL)
 			sscanf(d, "(default: %63[^)])", opts[n].def);
+		opts[n].unset_explained = strstr(buf, "(unset: ") != NULL;
 		n++;
 	}
 	return n;
@@ -344,22 +346,25 @@ find_help_opt(const struct help_opt *opts, unsigned int n, const char *name)
 	return NULL;
 }
 
-/* The options and defaults of the issue and DESIGN.md (kernel values). */
+/*
+ * The options and defaults of the issue and DESIGN.md (kernel values).
+ * "": a string unset by default, whose help says what unset means.
+ */
 static const struct {
 	const char *name;
 	const char *def;	/* NULL: a flag; "@" the build's policy */
 } expected_opts[] = {
 	{ "portmask", "0x3" }, { "queues", "0" }, { "rxq", "1" },
 	{ "period", "10" }, { "mac-updating", NULL },
-	{ "no-mac-updating", NULL }, { "portmap", "none" },
-	{ "config", "none" }, { "report", "none" }, { "duration", "0" },
+	{ "no-mac-updating", NULL }, { "portmap", "" },
+	{ "config", "" }, { "report", "" }, { "duration", "0" },
 	{ "app-load", "off" }, { "help", NULL }, { "policy", "@" },
 	{ "mode", "poll" }, { "max-restart", "10" }, { "max-time-us", "2000" },
 	{ "defer-window-us", "2000" }, { "overload-window-us", "100000" },
 	{ "tick-hz", "0" }, { "expedited-mask", "0x41" },
 	{ "stall-threshold-us", "8000" }, { "napi-weight", "64" },
 	{ "netdev-budget", "300" }, { "netdev-budget-us", "2000" },
-	{ "worker-cpus", "none" }, { "worker-boost", "1" },
+	{ "worker-cpus", "" }, { "worker-boost", "1" },
 	{ "irq-tick-us", "100" }, { "irq-priority", "50" },
 };
 
@@ -404,9 +409,13 @@ Test(l2fwd_cli, help_lists_every_option_with_its_default)
 				 "--%s: default '%s', expected '%s'", o->name,
 				 o->def, def != NULL ? def : "(none: a flag)");
 	}
-	/* Also any option added later: one with a value shows its default. */
+	/*
+	 * Also any option added later: one with a value shows its default,
+	 * or says what leaving it unset means.
+	 */
 	for (i = 0; i < n; i++)
-		cr_expect(!opts[i].takes_value || opts[i].def[0] != '\0',
+		cr_expect(!opts[i].takes_value || opts[i].def[0] != '\0' ||
+			  opts[i].unset_explained,
 			  "--help: --%s takes a value but shows no default",
 			  opts[i].name);
 }
