@@ -721,12 +721,7 @@ sirq_bh_enable(struct sirq_cpu *cpu)
 void
 sirq_stats_get(const struct sirq_cpu *cpu, struct sirq_stats *st)
 {
-	const uint64_t *src = (const uint64_t *)&cpu->stats;
-	uint64_t *dst = (uint64_t *)st;
-	size_t i;
-
-	for (i = 0; i < sizeof(*st) / sizeof(uint64_t); i++)
-		dst[i] = sirq_load(&src[i]);
+	sirq_counters_copy(st, &cpu->stats, sizeof(*st));
 }
 
 void

@@ -903,12 +903,7 @@ sirq_lcore_stop_all(void)
 void
 sirq_lcore_stats_get(const struct sirq_lcore *lc, struct sirq_lcore_stats *st)
 {
-	const uint64_t *src = (const uint64_t *)&lc->stats;
-	uint64_t *dst = (uint64_t *)st;
-	size_t i;
-
-	for (i = 0; i < sizeof(*st) / sizeof(uint64_t); i++)
-		dst[i] = sirq_load(&src[i]);
+	sirq_counters_copy(st, &lc->stats, sizeof(*st));
 }
 
 void

@@ -9,6 +9,7 @@
  */
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "sirq.h"
@@ -107,6 +108,18 @@ static inline uint64_t
 sirq_load(const uint64_t *p)
 {
 	return __atomic_load_n(p, __ATOMIC_RELAXED);
+}
+
+/* Copy a block of counters for another thread, each read atomically. */
+static inline void
+sirq_counters_copy(void *dst, const void *src, size_t bytes)
+{
+	const uint64_t *s = src;
+	uint64_t *d = dst;
+	size_t i;
+
+	for (i = 0; i < bytes / sizeof(uint64_t); i++)
+		d[i] = sirq_load(&s[i]);
 }
 
 /* Counter with one writer at a time (the lock holder, or the dispatcher). */
