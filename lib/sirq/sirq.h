@@ -363,6 +363,12 @@ uint32_t sirq_pending(const struct sirq_cpu *cpu);
 void sirq_set_need_resched(struct sirq_cpu *cpu, bool want_cpu);
 
 /**
+ * Does the application want the CPU now: the flag of
+ * sirq_set_need_resched() or ops.need_resched. Any thread.
+ */
+bool sirq_need_resched(const struct sirq_cpu *cpu);
+
+/**
  * The dispatcher's irq_exit(): run pending work as the policy says.
  *
  * Dispatcher thread only. Never blocks: if the worker holds the

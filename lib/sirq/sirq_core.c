@@ -404,8 +404,8 @@ sirq_set_need_resched(struct sirq_cpu *cpu, bool want_cpu)
 			 __ATOMIC_RELAXED);
 }
 
-static inline bool
-need_resched(const struct sirq_cpu *cpu)
+bool
+sirq_need_resched(const struct sirq_cpu *cpu)
 {
 	if (__atomic_load_n(&cpu->need_resched, __ATOMIC_RELAXED))
 		return true;
@@ -529,7 +529,7 @@ do_softirq(struct sirq_cpu *cpu, enum sirq_ctx ctx)
 			why = SIRQ_EXIT_TIME;
 			break;
 		}
-		if (need_resched(cpu) &&
+		if (sirq_need_resched(cpu) &&
 		    cpu->policy->need_resched_yields(cpu, pending)) {
 			why = SIRQ_EXIT_NEED_RESCHED;
 			break;

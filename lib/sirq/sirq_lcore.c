@@ -678,11 +678,13 @@ poll_loop(struct sirq_lcore *lc)
 		rcu_quiescent(lc, lc->conf.qsbr_dispatcher_id);
 		if (lc->conf.app_fn != NULL)
 			lc->conf.app_fn(lc, lc->conf.app_arg);
-		else if (res == SIRQ_IRQ_EXIT_DEFERRED)
+		if (res == SIRQ_IRQ_EXIT_DEFERRED && !sirq_need_resched(lc->cpu))
 			/*
-			 * Work left to a runnable sirqd and no process of our
-			 * own to run: spinning would only keep sirqd waiting
-			 * for the scheduler, so give it the CPU now.
+			 * Work left to a runnable sirqd and no process that
+			 * wants this CPU: spinning would only keep sirqd
+			 * waiting for the scheduler, so give it the CPU now.
+			 * While the application wants it, sirqd waits: that
+			 * is the scenario the policies differ on.
 			 */
 			sched_yield();
 		sirq_stat_add(&lc->stats.iterations, 1);
