@@ -6,7 +6,7 @@ set -euo pipefail
 build=$1
 src=$(cd "$(dirname "$0")" && pwd)
 dest=$(mktemp -d)
-trap 'rm -rf "$dest"' EXIT
+trap 'rm -rf "$dest" "/var/run/dpdk/sirq-minimal-$$"' EXIT
 
 meson install -C "$build" --destdir "$dest" --no-rebuild --quiet
 prefix=$(meson introspect "$build" --buildoptions |

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 
+#include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -18,6 +20,17 @@
 static char prefix[64];
 static char prefix_arg[96];
 static struct rte_mempool *pool;
+
+/* Leave no /var/run/dpdk/<prefix> behind (the test's process exits here). */
+static void
+remove_runtime_dir(void)
+{
+	char cmd[PATH_MAX + 16];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", rte_eal_get_runtime_dir());
+	if (system(cmd) != 0)
+		fprintf(stderr, "cannot remove %s\n", rte_eal_get_runtime_dir());
+}
 
 void
 eal_start(const char *const *vdevs)
@@ -45,6 +58,7 @@ eal_start(const char *const *vdevs)
 
 	ret = rte_eal_init(argc, argv);
 	cr_assert(ret >= 0, "rte_eal_init failed: %s", rte_strerror(rte_errno));
+	atexit(remove_runtime_dir);
 	cr_assert(rte_lcore_is_enabled(TEST_LCORE), "lcore %d missing",
 		  TEST_LCORE);
 	pool = rte_pktmbuf_pool_create("test_pool", TEST_POOL_SIZE, 256, 0,
