@@ -62,6 +62,21 @@ self_rescheduling_tasklet_with_need_resched(struct harness *h,
 	cr_assert(eq(int, sirq_irq_exit(h->cpu), SIRQ_IRQ_EXIT_RAN));
 }
 
+/* Before patch 3: need_resched yields even to expedited-only work. */
+static void
+need_resched_ends_the_loop_with_only_expedited_pending(enum sirq_policy_id policy)
+{
+	struct harness h;
+	struct tprobe tp;
+
+	harness_init(&h, policy);
+	self_rescheduling_tasklet_with_need_resched(&h, &tp);
+
+	cr_assert(eq(uint, tp.runs, 1));
+	cr_assert(eq(u64, stats(&h)->pass_exit[SIRQ_EXIT_NEED_RESCHED][SIRQ_CTX_INLINE], 1));
+	harness_fini(&h);
+}
+
 /* mainline: Linux >= 6.5 */
 
 Test(mainline, runs_pending_work_inline_while_the_worker_is_runnable)
@@ -83,15 +98,7 @@ Test(mainline, runs_pending_work_inline_while_the_worker_is_runnable)
 
 Test(mainline, need_resched_ends_the_loop_with_only_expedited_work_pending)
 {
-	struct harness h;
-	struct tprobe tp;
-
-	harness_init(&h, SIRQ_POLICY_MAINLINE);
-	self_rescheduling_tasklet_with_need_resched(&h, &tp);
-
-	cr_assert(eq(uint, tp.runs, 1));
-	cr_assert(eq(u64, stats(&h)->pass_exit[SIRQ_EXIT_NEED_RESCHED][SIRQ_CTX_INLINE], 1));
-	harness_fini(&h);
+	need_resched_ends_the_loop_with_only_expedited_pending(SIRQ_POLICY_MAINLINE);
 }
 
 /* ksoftirqd: Linux 4.9 .. 6.4 */
@@ -201,15 +208,7 @@ Test(ksoftirqd, configured_expedited_mask_decides_what_runs_inline)
 
 Test(ksoftirqd, need_resched_ends_the_loop_with_only_expedited_work_pending)
 {
-	struct harness h;
-	struct tprobe tp;
-
-	harness_init(&h, SIRQ_POLICY_KSOFTIRQD);
-	self_rescheduling_tasklet_with_need_resched(&h, &tp);
-
-	cr_assert(eq(uint, tp.runs, 1));
-	cr_assert(eq(u64, stats(&h)->pass_exit[SIRQ_EXIT_NEED_RESCHED][SIRQ_CTX_INLINE], 1));
-	harness_fini(&h);
+	need_resched_ends_the_loop_with_only_expedited_pending(SIRQ_POLICY_KSOFTIRQD);
 }
 
 /* kicinski: the Dec 2022 patches */

@@ -77,12 +77,19 @@ static const struct app_opt l2fwd_opts_table[] = {
 	  NULL, NULL },
 };
 
-/* Per port; the counters are written by whoever runs the lcore's handlers. */
 struct port_state {
 	bool enabled;
 	bool link_up;
 	uint16_t dst;
 	struct rte_ether_addr mac;
+};
+
+/*
+ * Packet counters of one port, kept per forwarding lcore: several lcores
+ * may receive from (RSS) or send to the same port, and each lcore's
+ * counters have one writer at a time, whoever runs its handlers.
+ */
+struct port_counters {
 	uint64_t rx;
 	uint64_t tx;
 	uint64_t runts;
@@ -96,6 +103,7 @@ struct fwd_lcore {
 	uint16_t rx_port[MAX_RX_PER_LCORE];
 	uint16_t rx_queue[MAX_RX_PER_LCORE];
 	int txq_of_port[RTE_MAX_ETHPORTS];
+	struct port_counters port[RTE_MAX_ETHPORTS];
 	struct app_load load;
 };
 
@@ -155,10 +163,10 @@ l2fwd_rx(struct sirq_lcore *lc, uint16_t port, uint16_t queue,
 	uint64_t sent = 0, runts = 0;
 
 	RTE_SET_USED(queue);
-	count(&ports[port].rx, n);
+	count(&f->port[port].rx, n);
 	if (unlikely(!__atomic_load_n(&ports[dst].link_up, __ATOMIC_RELAXED))) {
 		rte_pktmbuf_free_bulk(pkts, n);
-		count(&ports[dst].link_down_drops, n);
+		count(&f->port[dst].link_down_drops, n);
 		return;
 	}
 	for (i = 0; i < n; i++) {
@@ -179,9 +187,9 @@ l2fwd_rx(struct sirq_lcore *lc, uint16_t port, uint16_t queue,
 		else
 			rte_pktmbuf_free(m);
 	}
-	count(&ports[dst].tx, sent);
+	count(&f->port[dst].tx, sent);
 	if (runts != 0)
-		count(&ports[port].runts, runts);
+		count(&f->port[port].runts, runts);
 }
 
 static int
@@ -407,6 +415,25 @@ port_init(uint16_t port, uint16_t nb_txq, unsigned int nb_mbufs)
 	return 0;
 }
 
+/* A port's counters summed over the forwarding lcores. Any thread. */
+static struct port_counters
+port_totals(uint16_t port)
+{
+	struct port_counters t = { 0 };
+	unsigned int i;
+
+	for (i = 0; i < nb_fwd; i++) {
+		const struct port_counters *c = &fwd[i].port[port];
+
+		t.rx += __atomic_load_n(&c->rx, __ATOMIC_RELAXED);
+		t.tx += __atomic_load_n(&c->tx, __ATOMIC_RELAXED);
+		t.runts += __atomic_load_n(&c->runts, __ATOMIC_RELAXED);
+		t.link_down_drops += __atomic_load_n(&c->link_down_drops,
+						     __ATOMIC_RELAXED);
+	}
+	return t;
+}
+
 static void
 print_stats(void)
 {
@@ -417,19 +444,17 @@ print_stats(void)
 
 	printf("\nPort statistics after %.1f s ====================\n", secs);
 	for (port = 0; port < RTE_MAX_ETHPORTS; port++) {
-		const struct port_state *p = &ports[port];
+		struct port_counters p;
 
-		if (!p->enabled)
+		if (!ports[port].enabled)
 			continue;
+		p = port_totals(port);
 		printf("port %2u: rx %12" PRIu64 " tx %12" PRIu64
 		       " runts %8" PRIu64 " link-down drops %8" PRIu64 "\n", port,
-		       __atomic_load_n(&p->rx, __ATOMIC_RELAXED),
-		       __atomic_load_n(&p->tx, __ATOMIC_RELAXED),
-		       __atomic_load_n(&p->runts, __ATOMIC_RELAXED),
-		       __atomic_load_n(&p->link_down_drops, __ATOMIC_RELAXED));
-		rx += p->rx;
-		tx += p->tx;
-		drop += p->runts + p->link_down_drops;
+		       p.rx, p.tx, p.runts, p.link_down_drops);
+		rx += p.rx;
+		tx += p.tx;
+		drop += p.runts + p.link_down_drops;
 	}
 	printf("total:   rx %12" PRIu64 " tx %12" PRIu64 " dropped %8" PRIu64
 	       "  (%.3f Mpps)\n", rx, tx, drop, secs > 0 ? (double)rx / secs / 1e6 : 0);
@@ -518,16 +543,17 @@ write_report(void)
 	}
 	for (port = 0; port < RTE_MAX_ETHPORTS; port++) {
 		struct report_port *rp;
+		struct port_counters t;
 
 		if (!ports[port].enabled)
 			continue;
+		t = port_totals(port);
 		rp = &r.ports[r.nb_ports++];
 		rp->port = port;
-		rp->rx = __atomic_load_n(&ports[port].rx, __ATOMIC_RELAXED);
-		rp->tx = __atomic_load_n(&ports[port].tx, __ATOMIC_RELAXED);
-		rp->runts = __atomic_load_n(&ports[port].runts, __ATOMIC_RELAXED);
-		rp->link_down_drops = __atomic_load_n(&ports[port].link_down_drops,
-						      __ATOMIC_RELAXED);
+		rp->rx = t.rx;
+		rp->tx = t.tx;
+		rp->runts = t.runts;
+		rp->link_down_drops = t.link_down_drops;
 	}
 	for (i = 0; i < RTE_MAX_NUMA_NODES; i++)
 		if (pools[i] != NULL)

@@ -508,12 +508,16 @@ sirq_net_rx_action(struct sirq_cpu *cpu, void *arg)
 		sirq_raise_irqoff(cpu, SIRQ_NET_RX);
 }
 
-/* Enter or leave the non-preemptible part of a worker pass. */
-static void
+/*
+ * Enter or leave the non-preemptible part of a worker pass. A refused
+ * boost is reported once and not tried again (sirqd's own copy of the
+ * priority: the configuration stays what the user asked for).
+ */
+static bool
 worker_boost(struct sirq_lcore *lc, bool on)
 {
 	struct sched_param sp = {
-		.sched_priority = on ? lc->conf.worker_boost_priority : 0,
+		.sched_priority = on ? lc->worker_boost : 0,
 	};
 	int ret;
 
@@ -522,23 +526,21 @@ worker_boost(struct sirq_lcore *lc, bool on)
 	if (ret != 0 && on) {
 		SIRQ_LOG(WARNING,
 			 "sirqd/%u: SCHED_FIFO %d refused (%s): passes run preemptible",
-			 lc->lcore_id, lc->conf.worker_boost_priority,
-			 strerror(ret));
-		lc->conf.worker_boost_priority = 0;
+			 lc->lcore_id, lc->worker_boost, strerror(ret));
+		lc->worker_boost = 0;
 	}
+	return ret == 0;
 }
 
 static enum sirq_worker_status
 worker_pass(struct sirq_lcore *lc)
 {
 	enum sirq_worker_status st;
-	bool boost = lc->conf.worker_boost_priority != 0 &&
-		sirq_pending(lc->cpu) != 0;
-
-	if (boost)
+	bool boosted = lc->worker_boost != 0 && sirq_pending(lc->cpu) != 0 &&
 		worker_boost(lc, true);
+
 	st = sirq_worker_run(lc->cpu);
-	if (boost && lc->conf.worker_boost_priority != 0)
+	if (boosted)
 		worker_boost(lc, false);
 	return st;
 }
@@ -635,6 +637,7 @@ worker_start(struct sirq_lcore *lc)
 	if (ret != 0)
 		SIRQ_LOG(WARNING, "sirqd/%u: cannot pin: %s", lc->lcore_id,
 			 strerror(ret));
+	lc->worker_boost = lc->conf.worker_boost_priority;
 	sirq_worker_unpark(lc->cpu);
 	ret = pthread_create(&lc->worker, &attr, worker_main, lc);
 	pthread_attr_destroy(&attr);

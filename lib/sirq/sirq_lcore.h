@@ -92,6 +92,7 @@ struct sirq_lcore {
 	rte_cpuset_t worker_cpus;
 	pthread_t worker;
 	bool worker_running;
+	int worker_boost;		/* sirqd only: 0 once refused */
 	int worker_fd;			/* eventfd the worker sleeps on */
 	int kick_fd;			/* eventfd that wakes an irq dispatcher */
 	int epoll_fd;			/* irq mode */
