@@ -158,9 +158,8 @@ l2fwd_rx(struct sirq_lcore *lc, uint16_t port, uint16_t queue,
 	 struct rte_mbuf **pkts, uint16_t n, void *arg)
 {
 	struct fwd_lcore *f = arg;
-	uint16_t dst = ports[port].dst, i;
+	uint16_t dst = ports[port].dst, i, out = 0;
 	unsigned int txq = (unsigned int)f->txq_of_port[dst];
-	uint64_t sent = 0, runts = 0;
 
 	RTE_SET_USED(queue);
 	count(&f->port[port].rx, n);
@@ -169,6 +168,7 @@ l2fwd_rx(struct sirq_lcore *lc, uint16_t port, uint16_t queue,
 		count(&f->port[dst].link_down_drops, n);
 		return;
 	}
+	/* Rewritten in place; runts are dropped and the rest close ranks. */
 	for (i = 0; i < n; i++) {
 		struct rte_mbuf *m = pkts[i];
 
@@ -177,19 +177,19 @@ l2fwd_rx(struct sirq_lcore *lc, uint16_t port, uint16_t queue,
 		/* A runt has no header to rewrite: dropped, never touched. */
 		if (unlikely(rte_pktmbuf_data_len(m) < RTE_ETHER_HDR_LEN)) {
 			rte_pktmbuf_free(m);
-			runts++;
 			continue;
 		}
 		if (opts.mac_updating)
 			rewrite_macs(m, dst);
-		if (likely(sirq_tx(lc, txq, m) == 0))
-			sent++;
-		else
-			rte_pktmbuf_free(m);
+		pkts[out++] = m;
 	}
-	count(&f->port[dst].tx, sent);
-	if (runts != 0)
-		count(&f->port[port].runts, runts);
+	if (unlikely(out != n))
+		count(&f->port[port].runts, n - out);
+	/* In a NET_RX handler, so the burst is always taken. */
+	if (likely(sirq_tx_burst(lc, txq, pkts, out) == out))
+		count(&f->port[dst].tx, out);
+	else
+		rte_pktmbuf_free_bulk(pkts, out);
 }
 
 static int

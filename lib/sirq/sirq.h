@@ -576,6 +576,17 @@ struct sirq_lcore_conf {
 	int irq_priority;		/**< irq mode: SCHED_FIFO priority */
 	/** SCHED_FIFO priority of a worker pass; 0 runs passes unboosted. */
 	int worker_boost_priority;
+	/**
+	 * Give the worker an lcore id of its own (rte_thread_register()), so
+	 * its mempool operations go through a per-lcore cache as the
+	 * dispatcher's do, instead of straight to the shared ring: a flood
+	 * handed to the worker is then forwarded at the dispatcher's speed.
+	 * The price is DPDK multi-process: once a thread is registered,
+	 * secondary processes (dpdk-dumpcap, dpdk-proc-info) cannot attach,
+	 * and registration fails if one already has. Needs a free lcore id
+	 * (RTE_MAX_LCORE). Off by default.
+	 */
+	bool worker_register;
 	sirq_app_fn_t app_fn;		/**< poll mode: optional slice */
 	void *app_arg;
 	sirq_need_resched_fn_t need_resched_fn;	/**< optional */
@@ -676,6 +687,19 @@ int sirq_lcore_add_tx_queue(struct sirq_lcore *lc, uint16_t port,
  *   -EINVAL for a bad index.
  */
 int sirq_tx(struct sirq_lcore *lc, unsigned int txq, struct rte_mbuf *m);
+
+/**
+ * Queue a burst for transmission: as sirq_tx() for each of @p pkts in
+ * order, with one context check and one raise for the burst, and full
+ * buffers handed to the PMD on the way. Ownership of all @p n packets
+ * passes to the library (a packet the TX ring refuses is freed and
+ * counted in tx_dropped), so the return value is @p n.
+ *
+ * @return @p n; -EPERM outside handler context (no packet is taken);
+ *   -EINVAL for a bad index, or NULL @p pkts with @p n > 0.
+ */
+int sirq_tx_burst(struct sirq_lcore *lc, unsigned int txq,
+		  struct rte_mbuf **pkts, uint16_t n);
 
 /**
  * As sirq_tx(), and account the packet to @p t until the PMD releases it

@@ -62,7 +62,7 @@ static const char *const ctx_names[SIRQ_CTX_MAX] = {
 };
 
 /* A unique address per thread: the execution lock's owner token. */
-_Thread_local char sirq_thread_token;
+_Thread_local char sirq_thread_token SIRQ_TLS_IE;
 
 static inline uintptr_t
 self_token(void)

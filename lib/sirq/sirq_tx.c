@@ -103,6 +103,36 @@ inflight_count(const struct sirq_txq *q)
 }
 
 int
+sirq_tx_burst(struct sirq_lcore *lc, unsigned int txq, struct rte_mbuf **pkts,
+	      uint16_t n)
+{
+	struct sirq_txq *q;
+	uint16_t done = 0, room;
+
+	if (unlikely(txq >= lc->nb_txq || (pkts == NULL && n != 0)))
+		return -EINVAL;
+	if (unlikely(!in_handler_context(lc)))
+		return -EPERM;
+	if (n == 0)
+		return 0;
+	q = lc->txq[txq];
+	while (done < n) {
+		room = RTE_MIN((uint16_t)(SIRQ_TX_BURST - q->nb_buffered),
+			       (uint16_t)(n - done));
+		memcpy(&q->buffer[q->nb_buffered], &pkts[done],
+		       room * sizeof(pkts[0]));
+		q->nb_buffered += room;
+		done += room;
+		if (q->nb_buffered == SIRQ_TX_BURST)
+			txq_flush(lc, q);
+	}
+	/* NET_TX flushes what did not fill a buffer. */
+	if (q->nb_buffered != 0)
+		sirq_raise_irqoff(lc->cpu, SIRQ_NET_TX);
+	return n;
+}
+
+int
 sirq_tx_tracked(struct sirq_lcore *lc, unsigned int txq, struct rte_mbuf *m,
 		struct sirq_tx_tracker *t)
 {

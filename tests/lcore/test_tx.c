@@ -176,3 +176,62 @@ Test(lcore_tx, tsq_sender_moves_everything_in_order_within_its_cap,
 	sirq_lcore_free(lc);
 	cr_expect_eq(pool_in_use(), 0, "every mbuf back in its pool");
 }
+
+#define BURST_PKTS (3 * SIRQ_TX_BURST + 5)	/* full buffers and a rest */
+
+static void
+alloc_numbered(struct rte_mbuf **m, unsigned int n)
+{
+	unsigned int i;
+
+	cr_assert_eq(rte_pktmbuf_alloc_bulk(test_pool(), m, n), 0);
+	for (i = 0; i < n; i++)
+		*(uint64_t *)rte_pktmbuf_append(m[i], 64) = i;
+}
+
+Test(lcore_tx, sirq_tx_burst_outside_handlers_takes_nothing, .timeout = 30)
+{
+	struct sender s = { 0 };
+	struct sirq_lcore *lc = ring_port_lcore(&s);
+	struct rte_mbuf *m[BURST_PKTS];
+
+	alloc_numbered(m, BURST_PKTS);
+	cr_expect_eq(sirq_tx_burst(lc, (unsigned int)s.txq, m, BURST_PKTS),
+		     -EPERM);
+	cr_expect_eq(sirq_tx_burst(lc, (unsigned int)s.txq + 1, m, 1), -EINVAL);
+	cr_expect_eq(rte_ring_count(wire), 0);
+	cr_expect_eq(pool_in_use(), BURST_PKTS, "the caller still owns them");
+	rte_pktmbuf_free_bulk(m, BURST_PKTS);
+	sirq_lcore_free(lc);
+	cr_expect_eq(pool_in_use(), 0);
+}
+
+Test(lcore_tx, sirq_tx_burst_sends_full_buffers_at_once_and_the_rest_in_net_tx,
+     .timeout = 30)
+{
+	struct sender s = { 0 };
+	struct sirq_lcore *lc = ring_port_lcore(&s);
+	struct rte_mbuf *m[BURST_PKTS];
+	struct sirq_lcore_stats ls;
+	unsigned int i, n;
+
+	alloc_numbered(m, BURST_PKTS);
+	sirq_bh_disable(sirq_lcore_cpu(lc));
+	cr_expect_eq(sirq_tx_burst(lc, (unsigned int)s.txq, m, BURST_PKTS),
+		     BURST_PKTS);
+	cr_expect_eq(rte_ring_count(wire), BURST_PKTS - BURST_PKTS % SIRQ_TX_BURST,
+		     "every full buffer went to the PMD at once");
+	cr_expect_eq(sirq_bh_enable(sirq_lcore_cpu(lc)), 0);
+	cr_expect_eq(rte_ring_count(wire), BURST_PKTS, "NET_TX sent the rest");
+
+	n = rte_ring_dequeue_burst(wire, (void **)m, BURST_PKTS, NULL);
+	cr_assert_eq(n, BURST_PKTS);
+	for (i = 0; i < n; i++)
+		cr_expect_eq(*rte_pktmbuf_mtod(m[i], uint64_t *), i, "in order");
+	rte_pktmbuf_free_bulk(m, n);
+	sirq_lcore_stats_get(lc, &ls);
+	cr_expect_eq(ls.tx_packets, BURST_PKTS);
+	cr_expect_eq(ls.tx_dropped, 0);
+	sirq_lcore_free(lc);
+	cr_expect_eq(pool_in_use(), 0);
+}
