@@ -53,6 +53,12 @@ RTE_LOG_REGISTER(sirq_logtype, sirq, INFO);
 #define IRQ_MAX_EVENTS	16
 /* Epoll data of the kick eventfd; Rx queues use their NAPI index. */
 #define IRQ_KICK_TAG	UINT32_MAX
+/*
+ * Longest run of boosted worker passes while the application does not
+ * want the CPU: the tick at HZ=1000, the finest granularity at which
+ * cond_resched() would let another task in.
+ */
+#define WORKER_RESCHED_NS	(1000 * NS_PER_US)
 
 /* Registry for stop_all() and telemetry; guarded for create/free only. */
 static struct sirq_lcore *lcores[RTE_MAX_LCORE];
@@ -532,16 +538,31 @@ worker_boost(struct sirq_lcore *lc, bool on)
 	return ret == 0;
 }
 
+/*
+ * One pass, boosted. Between passes the worker drops back to SCHED_OTHER
+ * and yields, as ksoftirqd's cond_resched() lets tasks in; but
+ * cond_resched() reschedules only when the tick has marked the task, so
+ * while the application does not want the CPU consecutive passes stay
+ * boosted for up to WORKER_RESCHED_NS: two sched_setscheduler() calls per
+ * pass were 6% of a flood forwarded by the worker.
+ */
 static enum sirq_worker_status
 worker_pass(struct sirq_lcore *lc)
 {
 	enum sirq_worker_status st;
-	bool boosted = lc->worker_boost != 0 && sirq_pending(lc->cpu) != 0 &&
-		worker_boost(lc, true);
 
+	if (!lc->worker_boosted && lc->worker_boost != 0 &&
+	    sirq_pending(lc->cpu) != 0 && worker_boost(lc, true)) {
+		lc->worker_boosted = true;
+		lc->worker_boost_since = rte_rdtsc();
+	}
 	st = sirq_worker_run(lc->cpu);
-	if (boosted)
+	if (lc->worker_boosted &&
+	    (st != SIRQ_WORKER_YIELD || sirq_need_resched(lc->cpu) ||
+	     rte_rdtsc() - lc->worker_boost_since >= lc->worker_resched_tsc)) {
 		worker_boost(lc, false);
+		lc->worker_boosted = false;
+	}
 	return st;
 }
 
@@ -577,14 +598,19 @@ worker_main(void *arg)
 	uint64_t token;
 
 	/*
-	 * sirqd has no lcore id: it must not borrow the dispatcher's, whose
-	 * per-lcore mempool cache is not thread-safe, and registering one
-	 * (rte_thread_register) would disable multi-process for good, which
-	 * dpdk-dumpcap and dpdk-proc-info need. Its mempool operations go
-	 * uncached to the shared ring; handlers that need the lcore's own
-	 * identity are kept on the dispatcher (sirq_set_inline_only).
+	 * sirqd must not borrow the dispatcher's lcore id, whose per-lcore
+	 * mempool cache is not thread-safe. By default it has none, because
+	 * registering one (rte_thread_register) disables multi-process for
+	 * good, which dpdk-dumpcap and dpdk-proc-info need, and its mempool
+	 * operations go uncached to the shared ring; conf.worker_register
+	 * chooses the cache instead. Either way handlers that need the
+	 * lcore's own identity stay on the dispatcher (sirq_set_inline_only).
 	 */
 	worker_numa_policy(lc);
+	if (lc->conf.worker_register && rte_thread_register() != 0)
+		SIRQ_LOG(WARNING,
+			 "sirqd/%u: no lcore id of its own (%s): mempool operations stay uncached",
+			 lc->lcore_id, rte_strerror(rte_errno));
 	if (lc->conf.qsbr != NULL)
 		rte_rcu_qsbr_thread_online(lc->conf.qsbr, lc->conf.qsbr_worker_id);
 
@@ -605,7 +631,8 @@ worker_main(void *arg)
 		case SIRQ_WORKER_YIELD:
 			sirq_stat_add(&lc->stats.worker_passes, 1);
 			rcu_quiescent(lc, lc->conf.qsbr_worker_id);
-			sched_yield();	/* cond_resched() */
+			if (!lc->worker_boosted)
+				sched_yield();	/* cond_resched() */
 			break;
 		case SIRQ_WORKER_BUSY:
 			sched_yield();
@@ -615,6 +642,8 @@ worker_main(void *arg)
 			if (lc->conf.qsbr != NULL)
 				rte_rcu_qsbr_thread_offline(lc->conf.qsbr,
 							    lc->conf.qsbr_worker_id);
+			/* Gives back a registered lcore id; no-op otherwise. */
+			rte_thread_unregister();
 			return NULL;
 		}
 	}
@@ -638,6 +667,9 @@ worker_start(struct sirq_lcore *lc)
 		SIRQ_LOG(WARNING, "sirqd/%u: cannot pin: %s", lc->lcore_id,
 			 strerror(ret));
 	lc->worker_boost = lc->conf.worker_boost_priority;
+	lc->worker_boosted = false;
+	lc->worker_resched_tsc = WORKER_RESCHED_NS * rte_get_tsc_hz() /
+		NS_PER_SEC;
 	sirq_worker_unpark(lc->cpu);
 	ret = pthread_create(&lc->worker, &attr, worker_main, lc);
 	pthread_attr_destroy(&attr);

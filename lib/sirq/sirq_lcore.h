@@ -93,6 +93,9 @@ struct sirq_lcore {
 	pthread_t worker;
 	bool worker_running;
 	int worker_boost;		/* sirqd only: 0 once refused */
+	bool worker_boosted;		/* sirqd only: SCHED_FIFO now */
+	uint64_t worker_boost_since;	/* sirqd only: TSC */
+	uint64_t worker_resched_tsc;	/* WORKER_RESCHED_NS in TSC */
 	int worker_fd;			/* eventfd the worker sleeps on */
 	int kick_fd;			/* eventfd that wakes an irq dispatcher */
 	int epoll_fd;			/* irq mode */

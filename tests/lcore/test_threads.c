@@ -190,3 +190,58 @@ Test(lcore_threads, no_wakeup_is_lost, .timeout = 120)
 	cr_expect_gt(st.wakeups[SIRQ_WAKE_HANDOFF], 0);
 	sirq_lcore_free(lc);
 }
+
+/* The lcore id the handler ran with, from sirqd under threaded. */
+static unsigned int handler_lcore_id = RTE_MAX_LCORE;
+
+static void
+record_lcore_id(struct sirq_cpu *cpu, void *arg)
+{
+	(void)cpu;
+	(void)arg;
+	__atomic_store_n(&handler_lcore_id, rte_lcore_id(), __ATOMIC_RELEASE);
+}
+
+static unsigned int
+worker_lcore_id(bool worker_register)
+{
+	struct sirq_lcore_conf conf;
+	struct sirq_lcore *lc;
+	struct sirq_stats st;
+	unsigned int id;
+
+	eal_start(NULL);
+	sirq_lcore_conf_default(&conf);
+	conf.params.policy = SIRQ_POLICY_THREADED;
+	conf.worker_register = worker_register;
+	lc = sirq_lcore_create(TEST_LCORE, &conf);
+	cr_assert(lc != NULL);
+	cr_assert(sirq_register(sirq_lcore_cpu(lc), VEC_LOAD, record_lcore_id,
+				NULL, "ID") == 0);
+	dispatcher_launch(lc);
+	cr_assert(sirq_raise(sirq_lcore_cpu(lc), VEC_LOAD) == 0);
+	while ((id = __atomic_load_n(&handler_lcore_id, __ATOMIC_ACQUIRE)) ==
+	       RTE_MAX_LCORE)
+		sched_yield();
+	dispatcher_join(lc);
+	sirq_stats_get(sirq_lcore_cpu(lc), &st);
+	cr_expect_eq(st.runs[VEC_LOAD][SIRQ_CTX_WORKER], 1, "ran in sirqd");
+	sirq_lcore_free(lc);
+	return id;
+}
+
+Test(lcore_threads, worker_has_no_lcore_id_by_default, .timeout = 30)
+{
+	cr_expect_eq(worker_lcore_id(false), LCORE_ID_ANY);
+}
+
+Test(lcore_threads, registered_worker_has_an_lcore_id_of_its_own,
+     .timeout = 30)
+{
+	unsigned int id = worker_lcore_id(true);
+
+	cr_expect_neq(id, LCORE_ID_ANY);
+	cr_expect_neq(id, TEST_LCORE, "not the dispatcher's");
+	cr_expect_neq(id, rte_get_main_lcore());
+	cr_expect_eq(rte_lcore_count(), 2, "given back when sirqd exited");
+}
