@@ -1,45 +1,62 @@
 #!/usr/bin/env bash
-# Forwarding yardstick (DESIGN.md): l2fwd-sirq against dpdk-testpmd on the
-# same two net_null ports (64-byte packets, net_null's default), one
-# forwarding lcore on CPU 1, run alternately: every round runs each
-# variant once, in the same order. Each run forwards for SECONDS; Mpps is
-# packets forwarded (Rx of both ports) / forwarding time, for both tools.
+# Forwarding yardstick (DESIGN.md): l2fwd-sirq against dpdk-testpmd
+# (--forward-mode=mac and io) on the same virtual devices, lcores and
+# packet size (64 bytes), run alternately: every round runs each variant
+# once, in the same order. Three setups (issue 5):
+#   null    two net_null ports, one forwarding lcore on CPU 1
+#   memif   dpdk-testpmd on CPU 0 as generator and sink in another process
+#           (io forwarding of 64 circulating bursts per port) over two
+#           net_memif links; the forwarder on CPU 1
+#   null2q  two net_null ports with 2 Rx/Tx queues each, two forwarding
+#           lcores (CPUs 0 and 1)
+# Each variant: every policy with no app load, kicinski with the stall
+# scenario's app load, and the two testpmd modes. Mpps is packets received
+# by the forwarder (both ports) per second of forwarding, for both tools.
 # Table on stdout, JSON in out/fwd-bench.json, raw runs in out/fwd-bench/.
 #
+#   FWD_SETUPS="null memif null2q"   setups to run (default all three)
 #   FWD_RUNS=N       rounds (default 5)
 #   FWD_SECONDS=S    seconds of forwarding per run (default 5)
+#   FWD_ONLY=REGEX   only the variants whose name matches (default all)
 #
-# Default: 7 variants x 5 rounds x 5 s, about 3.5 minutes on 2 cores.
+# Default: 3 setups x 8 variants x 5 rounds x 5 s, about 15 minutes on 2 cores.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+SETUPS=${FWD_SETUPS:-null memif null2q}
 RUNS=${FWD_RUNS:-5}
 SECONDS_PER_RUN=${FWD_SECONDS:-5}
 L2FWD=build/apps/l2fwd-sirq/l2fwd-sirq
 TESTPMD=${TESTPMD:-/usr/bin/dpdk-testpmd}
 PREFIX=fwd-bench-$$
 OUT=out/fwd-bench
-EAL=(--no-huge -m 512 --no-pci --vdev=net_null0 --vdev=net_null1)
+NULL_VDEVS=(--vdev=net_null0 --vdev=net_null1)
+MEMIF_BURSTS=${FWD_MEMIF_BURSTS:-16}	# circulating bursts per port, under the ring size
 STALL_LOAD=hold=10ms,period=50ms
-# name | what: l2fwd-sirq options, or testpmd forward mode
+# name | l2fwd-sirq options, or testpmd forward mode
 VARIANTS=(
-	"mainline|--policy mainline"
-	"ksoftirqd|--policy ksoftirqd"
-	"kicinski|--policy kicinski"
-	"threaded|--policy threaded"
-	"kicinski+stall|--policy kicinski --app-load $STALL_LOAD"
+	"mainline|--policy mainline --worker-lcore-id"
+	"ksoftirqd|--policy ksoftirqd --worker-lcore-id"
+	"kicinski|--policy kicinski --worker-lcore-id"
+	"threaded|--policy threaded --worker-lcore-id"
+	"kicinski+stall|--policy kicinski --worker-lcore-id --app-load $STALL_LOAD"
+	"kicinski-nolcoreid|--policy kicinski"
 	"testpmd-mac|mac"
 	"testpmd-io|io"
 )
+
+source bench/memif_peer.sh
 
 [ -x "$L2FWD" ] || { echo "fwd-bench: $L2FWD missing; run ninja -C build" >&2; exit 1; }
 mkdir -p "$OUT"
 rm -f "$OUT"/*
 tmp=$(mktemp -d /tmp/fwd-bench.XXXXXX)
 pid=""
+fwd_fd_open=0
 
 cleanup() {
-	exec 3>&-
+	[ "$fwd_fd_open" -eq 0 ] || exec 4>&-
+	peer_quit
 	if [ -n "$pid" ]; then
 		kill -TERM "$pid" 2>/dev/null || true
 		wait "$pid" 2>/dev/null || true
@@ -54,79 +71,201 @@ fail() {
 	exit 1
 }
 
-# l2fwd-sirq times itself: its report has packets and elapsed_s.
-run_l2fwd() {
-	local name=$1 opts=$2 round=$3 tag=$1-$3
-	local report=$OUT/$tag.json log=$OUT/$tag.log
-	# shellcheck disable=SC2086 # opts is a list of options
-	set -- "$L2FWD" -l 1 "${EAL[@]}" --file-prefix="$PREFIX-$round" \
-		-- -T 0 --duration "$SECONDS_PER_RUN" --report "$report" $opts
+record() {	# setup variant tool round lcores json-fields...
+	printf '{"setup": "%s", "variant": "%s", "tool": "%s", "round": %d, "lcores": %d, %s}\n' \
+		"$1" "$2" "$3" "$4" "$5" "$6" >>"$OUT/runs.jsonl"
+}
+
+# EAL and application arguments of a net_null setup.
+null_eal() {	# setup -> l2fwd-sirq's -l and vdevs
+	case $1 in
+	null) echo "-l 1" ;;
+	null2q) echo "-l 0,1" ;;
+	esac
+}
+
+null_lcores() { [ "$1" = null2q ] && echo 2 || echo 1; }
+
+# l2fwd-sirq times itself on net_null: its report has packets and elapsed_s.
+run_l2fwd_null() {
+	local setup=$1 name=$2 opts=$3 round=$4 tag=$1-$2-$4
+	local report=$OUT/$tag.json log=$OUT/$tag.log app=()
+	[ "$setup" = null2q ] && app=(--rxq 2)
+	# shellcheck disable=SC2046,SC2086 # lists of options
+	set -- "$L2FWD" $(null_eal "$setup") --no-huge -m 512 --no-pci "${NULL_VDEVS[@]}" \
+		--file-prefix="$PREFIX-$round" \
+		-- -T 0 --duration "$SECONDS_PER_RUN" --report "$report" "${app[@]}" $opts
 	echo "   $*"
 	"$@" >"$log" 2>&1 &
 	pid=$!
 	wait "$pid" || fail "$tag: l2fwd-sirq exited with $?; see $log"
 	pid=""
 	rm -rf /var/run/dpdk/"$PREFIX-$round"
-	python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); \
-		sys.exit(0 if sum(l["rx_packets"] for l in r["lcores"]) > 0 else 1)' \
-		"$report" || fail "$tag: l2fwd-sirq forwarded no packets; see $report"
-	printf '{"variant": "%s", "tool": "l2fwd-sirq", "round": %d, "report": "%s"}\n' \
-		"$name" "$round" "$report" >>"$OUT/runs.jsonl"
+	record "$setup" "$name" l2fwd-sirq "$round" "$(null_lcores "$setup")" \
+		"\"report\": \"$report\""
 }
 
-# testpmd is interactive, commands through a fifo: "start", SECONDS, "stop",
-# which prints the accumulated statistics of the run. Its main lcore (CPU 0)
-# only waits for commands; lcore 1 (CPU 1) forwards.
-run_testpmd() {
-	local name=$1 mode=$2 round=$3 tag=$1-$3
-	local log=$OUT/$tag.log fifo=$tmp/testpmd.in t0 t1 _ rx
+# testpmd is interactive, commands on fd 4 through a fifo: "start", SECONDS,
+# "stop", which prints the accumulated statistics of the run. Its main
+# lcore (CPU 0) only waits for commands.
+testpmd_open() {	# log fifo args...
+	local log=$1 fifo=$2 _
+	shift 2
 	rm -f "$fifo"
 	mkfifo "$fifo"
-	set -- "$TESTPMD" -l 0,1 "${EAL[@]}" --file-prefix="$PREFIX-$round" \
-		-- -i --forward-mode="$mode" --nb-cores=1 --total-num-mbufs=16384
 	echo "   $*"
 	stdbuf -oL "$@" <"$fifo" >"$log" 2>&1 &
 	pid=$!
-	exec 3>"$fifo"
+	exec 4>"$fifo"
+	fwd_fd_open=1
 	for _ in $(seq 200); do
-		grep -q '^testpmd> ' "$log" && break
-		kill -0 "$pid" 2>/dev/null || fail "$tag: testpmd exited at start; see $log"
+		grep -q '^testpmd> ' "$log" && return 0
+		kill -0 "$pid" 2>/dev/null || fail "testpmd exited at start; see $log"
 		sleep 0.05
 	done
+	fail "testpmd gave no prompt; see $log"
+}
+
+testpmd_close() {	# log
+	echo "quit" >&4
+	exec 4>&-
+	fwd_fd_open=0
+	wait "$pid" || fail "testpmd exited with $?; see $1"
+	pid=""
+}
+
+run_testpmd_null() {
+	local setup=$1 name=$2 mode=$3 round=$4 tag=$1-$2-$4
+	local log=$OUT/$tag.log t0 t1 _ rx lcores
+	local eal=(-l 0,1) app=(--nb-cores=1)
+	lcores=$(null_lcores "$setup")
+	if [ "$setup" = null2q ]; then
+		eal=(--lcores=0@0,1@0,2@1)
+		app=(--nb-cores=2 --rxq=2 --txq=2)
+	fi
+	testpmd_open "$log" "$tmp/testpmd.in" "$TESTPMD" "${eal[@]}" --no-huge -m 512 --no-pci \
+		"${NULL_VDEVS[@]}" --file-prefix="$PREFIX-$round" \
+		-- -i --forward-mode="$mode" --total-num-mbufs=16384 "${app[@]}"
 	t0=$(date +%s.%N)
-	echo "start" >&3
+	echo "start" >&4
 	sleep "$SECONDS_PER_RUN"
 	t1=$(date +%s.%N)
-	echo "stop" >&3
+	echo "stop" >&4
 	for _ in $(seq 100); do
 		grep -q 'Accumulated forward statistics' "$log" && break
 		sleep 0.05
 	done
-	echo "quit" >&3
-	exec 3>&-
-	wait "$pid" || fail "$tag: testpmd exited with $?; see $log"
-	pid=""
+	testpmd_close "$log"
 	rm -rf /var/run/dpdk/"$PREFIX-$round"
-	grep -q 'Logical Core 1 (socket 0) forwards packets on 2 streams' "$log" ||
-		fail "$tag: testpmd did not forward on lcore 1 alone; see $log"
+	[ "$(grep -c 'forwards packets on' "$log")" -eq "$lcores" ] ||
+		fail "$tag: testpmd did not forward on $lcores lcore(s); see $log"
 	rx=$(grep -A1 'Accumulated forward statistics' "$log" |
 		grep -o 'RX-packets: *[0-9]*' | grep -o '[0-9]*$' || true)
 	[ "${rx:-0}" -gt 0 ] || fail "$tag: testpmd forwarded no packets; see $log"
-	printf '{"variant": "%s", "tool": "testpmd", "round": %d, "packets": %s, "seconds": %s, "log": "%s"}\n' \
-		"$name" "$round" "$rx" "$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.6f", b - a }')" "$log" >>"$OUT/runs.jsonl"
+	record "$setup" "$name" testpmd "$round" "$lcores" \
+		"\"packets\": $rx, \"seconds\": $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.6f", b - a }'), \"log\": \"$log\""
 }
 
-echo "== fwd-bench: ${#VARIANTS[@]} variants x $RUNS rounds x ${SECONDS_PER_RUN}s, two net_null ports, forwarding on CPU 1"
+# memif: the forwarder is the server on CPU 1, the peer (memif_peer.sh)
+# the client on CPU 0. One second of warm-up after the injection, then
+# SECONDS measured.
+peer_up() {	# dir tag
+	local try
+	for try in 1 2 3; do
+		peer_start "$1" "$OUT/$2-peer.log" "$PREFIX-peer" && break
+		[ "$try" -lt 3 ] || fail "$2: the peer could not connect"
+	done
+	peer_inject "$OUT/$2-peer.log" "$MEMIF_BURSTS" ||
+		fail "$2: no traffic through memif; see $OUT/$2-peer.log"
+	sleep 1
+}
+
+# Report of a running l2fwd-sirq (SIGUSR1), moved to @dst.
+l2fwd_snapshot() {	# report dst log
+	local _
+	rm -f "$1"
+	kill -USR1 "$pid"
+	for _ in $(seq 100); do
+		[ -s "$1" ] && { mv "$1" "$2"; return 0; }
+		kill -0 "$pid" 2>/dev/null || fail "l2fwd-sirq died; see $3"
+		sleep 0.05
+	done
+	fail "no report on SIGUSR1; see $3"
+}
+
+run_l2fwd_memif() {
+	local name=$1 opts=$2 round=$3 tag=memif-$1-$3 dir=$tmp/memif-$1-$3
+	local report=$OUT/$tag.json log=$OUT/$tag.log rc=0
+	mkdir "$dir"
+	# shellcheck disable=SC2046,SC2086 # lists of options
+	set -- "$L2FWD" -l 1 --no-huge -m 512 --no-pci $(memif_vdevs "$dir" server) \
+		--file-prefix="$PREFIX-$round" -- -T 0 --report "$report" $opts
+	echo "   $*"
+	stdbuf -oL "$@" >"$log" 2>&1 &
+	pid=$!
+	until grep -q ' forwards ' "$log"; do
+		kill -0 "$pid" 2>/dev/null || fail "$tag: l2fwd-sirq exited; see $log"
+		sleep 0.05
+	done
+	peer_up "$dir" "$tag"
+	l2fwd_snapshot "$report" "$OUT/$tag.start.json" "$log"
+	sleep "$SECONDS_PER_RUN"
+	l2fwd_snapshot "$report" "$OUT/$tag.end.json" "$log"
+	peer_stop
+	kill -INT "$pid"
+	wait "$pid" || rc=$?
+	pid=""
+	peer_quit
+	rm -rf /var/run/dpdk/"$PREFIX"-*
+	[ "$rc" -eq 0 ] || fail "$tag: l2fwd-sirq exited with $rc; see $log"
+	record memif "$name" l2fwd-sirq "$round" 1 \
+		"\"report\": \"$OUT/$tag.end.json\", \"start_report\": \"$OUT/$tag.start.json\""
+}
+
+run_testpmd_memif() {
+	local name=$1 mode=$2 round=$3 tag=memif-$1-$3 dir=$tmp/memif-$1-$3
+	local log=$OUT/$tag.log t0 t1 rx0 rx1
+	mkdir "$dir"
+	# shellcheck disable=SC2046 # memif_vdevs gives two arguments
+	testpmd_open "$log" "$tmp/testpmd.in" "$TESTPMD" --lcores=0@0,1@1 --no-huge -m 512 \
+		--no-pci $(memif_vdevs "$dir" server) --file-prefix="$PREFIX-$round" \
+		-- -i --forward-mode="$mode" --nb-cores=1 --total-num-mbufs=32768 \
+		--disable-link-check
+	echo "start" >&4
+	peer_up "$dir" "$tag"
+	echo "clear port stats all" >&4
+	t0=$(date +%s.%N)
+	sleep "$SECONDS_PER_RUN"
+	read -r rx0 rx1 < <(testpmd_rx "$log" 4)
+	t1=$(date +%s.%N)
+	peer_stop
+	echo "stop" >&4
+	sleep 0.2
+	testpmd_close "$log"
+	peer_quit
+	rm -rf /var/run/dpdk/"$PREFIX"-*
+	[ "${rx0:-0}" -gt 0 ] || fail "$tag: testpmd forwarded no packets; see $log"
+	record memif "$name" testpmd "$round" 1 \
+		"\"packets\": $((rx0 + rx1)), \"seconds\": $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.6f", b - a }'), \"log\": \"$log\""
+}
+
+echo "== fwd-bench: setups $SETUPS; ${#VARIANTS[@]} variants x $RUNS rounds x ${SECONDS_PER_RUN}s"
 start=$(date +%s)
-for round in $(seq "$RUNS"); do
-	echo "== round $round/$RUNS"
-	for v in "${VARIANTS[@]}"; do
-		name=${v%%|*}
-		what=${v#*|}
-		case $name in
-		testpmd-*) run_testpmd "$name" "$what" "$round" ;;
-		*) run_l2fwd "$name" "$what" "$round" ;;
-		esac
+for setup in $SETUPS; do
+	case $setup in null | memif | null2q) ;; *) fail "unknown setup '$setup' (null, memif, null2q)" ;; esac
+	for round in $(seq "$RUNS"); do
+		echo "== $setup: round $round/$RUNS"
+		for v in "${VARIANTS[@]}"; do
+			name=${v%%|*}
+			what=${v#*|}
+			[[ $name =~ ${FWD_ONLY:-.} ]] || continue
+			case $setup-$name in
+			memif-testpmd-*) run_testpmd_memif "$name" "$what" "$round" ;;
+			memif-*) run_l2fwd_memif "$name" "$what" "$round" ;;
+			*-testpmd-*) run_testpmd_null "$setup" "$name" "$what" "$round" ;;
+			*) run_l2fwd_null "$setup" "$name" "$what" "$round" ;;
+			esac
+		done
 	done
 done
 

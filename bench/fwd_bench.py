@@ -39,22 +39,39 @@ def cpu_model():
     return platform.machine()
 
 
+def load_report(path):
+    with open(path) as f:
+        return json.load(f)
+
+
+def l2fwd_counts(r):
+    c = {"packets": sum(x["rx_packets"] for x in r["lcores"]),
+         "seconds": r["elapsed_s"],
+         "tx_dropped": sum(x["tx_dropped"] for x in r["lcores"]),
+         "deferred_to_worker": 0, "worker_passes": 0, "wakeups": 0,
+         "net_rx_inline": 0, "net_rx_worker": 0,
+         "app_cpu_s": sum(x["cpu_share"] * r["elapsed_s"]
+                          for x in r["app_load"])}
+    for lc in r["sirq"]["lcores"]:
+        k = lc["counters"]
+        c["deferred_to_worker"] += k["deferred_to_worker"]
+        c["worker_passes"] += k["worker_passes"]
+        c["wakeups"] += sum(v for n, v in k.items() if n.startswith("wakeup_"))
+        c["net_rx_inline"] += lc["vectors"]["NET_RX"]["runs_inline"]
+        c["net_rx_worker"] += lc["vectors"]["NET_RX"]["runs_worker"]
+    return c
+
+
 def l2fwd_run(run):
-    with open(run["report"]) as f:
-        r = json.load(f)
-    c = r["sirq"]["lcores"][0]["counters"]
-    netrx = r["sirq"]["lcores"][0]["vectors"]["NET_RX"]
-    runs = netrx["runs_inline"] + netrx["runs_worker"]
-    return {
-        "packets": sum(x["rx_packets"] for x in r["lcores"]),
-        "seconds": r["elapsed_s"],
-        "tx_dropped": sum(x["tx_dropped"] for x in r["lcores"]),
-        "deferred_to_worker": c["deferred_to_worker"],
-        "worker_passes": c["worker_passes"],
-        "wakeups": sum(v for k, v in c.items() if k.startswith("wakeup_")),
-        "net_rx_worker_share": netrx["runs_worker"] / runs if runs else 0.0,
-        "app_cpu_share": sum(x["cpu_share"] for x in r["app_load"]),
-    }
+    """Counters of a run; of its second report minus its first if it has two."""
+    c = l2fwd_counts(load_report(run["report"]))
+    if "start_report" in run:
+        s = l2fwd_counts(load_report(run["start_report"]))
+        c = {k: c[k] - s[k] for k in c}
+    runs = c["net_rx_inline"] + c["net_rx_worker"]
+    c["net_rx_worker_share"] = c["net_rx_worker"] / runs if runs else 0.0
+    c["app_cpu_share"] = c["app_cpu_s"] / c["seconds"]
+    return c
 
 
 def summarize(runs, hz):
@@ -63,27 +80,33 @@ def summarize(runs, hz):
         m = l2fwd_run(run) if run["tool"] == "l2fwd-sirq" else dict(run)
         m["round"] = run["round"]
         m["mpps"] = m["packets"] / m["seconds"] / 1e6
-        by.setdefault(run["variant"], {"tool": run["tool"], "runs": []})
-        by[run["variant"]]["runs"].append(m)
+        key = run["setup"] + "/" + run["variant"]
+        by.setdefault(key, {"setup": run["setup"], "variant": run["variant"],
+                            "tool": run["tool"], "lcores": run["lcores"],
+                            "runs": []})
+        by[key]["runs"].append(m)
     for v in by.values():
         mpps = [m["mpps"] for m in v["runs"]]
         v["median_mpps"] = statistics.median(mpps)
         v["min_mpps"], v["max_mpps"] = min(mpps), max(mpps)
-        v["cycles_per_packet"] = hz / (v["median_mpps"] * 1e6) if hz else None
+        # Every forwarding lcore busy the whole time: cycles per packet.
+        v["cycles_per_packet"] = (hz * v["lcores"] / (v["median_mpps"] * 1e6)
+                                  if hz else None)
         if v["tool"] == "l2fwd-sirq":
             for k in ("deferred_to_worker", "worker_passes", "wakeups"):
                 v[k + "_per_s"] = statistics.median(
                     m[k] / m["seconds"] for m in v["runs"])
             for k in ("net_rx_worker_share", "app_cpu_share"):
                 v[k] = statistics.median(m[k] for m in v["runs"])
-    for name, v in by.items():
+    for v in by.values():
         if v["tool"] != "l2fwd-sirq":
             continue
         for b in BASELINES:
-            if b not in by:
+            base_v = by.get(v["setup"] + "/" + b)
+            if base_v is None:
                 continue
-            base = {m["round"]: m["mpps"] for m in by[b]["runs"]}
-            v["ratio_" + b] = v["median_mpps"] / by[b]["median_mpps"]
+            base = {m["round"]: m["mpps"] for m in base_v["runs"]}
+            v["ratio_" + b] = v["median_mpps"] / base_v["median_mpps"]
             v["round_ratio_" + b] = statistics.median(
                 m["mpps"] / base[m["round"]] for m in v["runs"]
                 if m["round"] in base)
@@ -91,14 +114,14 @@ def summarize(runs, hz):
 
 
 def render(by):
-    head = ("variant", "runs", "median Mpps", "min-max", "cyc/pkt",
+    head = ("setup", "variant", "runs", "median Mpps", "min-max", "cyc/pkt",
             "/mac", "/mac rnd", "/io", "defer/s", "wake/s")
     rows = []
-    for name, v in by.items():
+    for v in by.values():
         def r(k):
             return "%.3f" % v[k] if k in v else "-"
         rows.append((
-            name, str(len(v["runs"])), "%.2f" % v["median_mpps"],
+            v["setup"], v["variant"], str(len(v["runs"])), "%.2f" % v["median_mpps"],
             "%.1f-%.1f" % (v["min_mpps"], v["max_mpps"]),
             "%.1f" % v["cycles_per_packet"] if v["cycles_per_packet"] else "-",
             r("ratio_testpmd-mac"), r("round_ratio_testpmd-mac"),
@@ -107,9 +130,9 @@ def render(by):
             "%.0f" % v["wakeups_per_s"] if "wakeups_per_s" in v else "-",
         ))
     w = [max(len(x[i]) for x in rows + [head]) for i in range(len(head))]
-    line = "| " + " | ".join("%-*s" if i == 0 else "%*s" for i in range(len(head))) + " |"
+    line = "| " + " | ".join("%-*s" if i < 2 else "%*s" for i in range(len(head))) + " |"
     print(line % tuple(a for p in zip(w, head) for a in p))
-    print("|" + "|".join("-" * (x + 1) + (":" if i else "-") for i, x in enumerate(w)) + "|")
+    print("|" + "|".join("-" * (x + 1) + (":" if i > 1 else "-") for i, x in enumerate(w)) + "|")
     for row in rows:
         print(line % tuple(a for p in zip(w, row) for a in p))
 

@@ -1,0 +1,104 @@
+# SPDX-License-Identifier: BSD-3-Clause
+# shellcheck shell=bash
+#
+# dpdk-testpmd as the traffic peer of a forwarder over two memif links,
+# for scripts/demo.sh, bench/fwd-bench.sh and bench/policy-lab.sh. Source
+# it; it needs TESTPMD and uses fd 3 for the peer's commands.
+#
+# The forwarder (l2fwd-sirq, or testpmd for the baseline) is the memif
+# server on DIR/p0.sock and DIR/p1.sock; the peer is the client. The peer
+# io-forwards: after "start tx_first N" a fixed population of N bursts of
+# 32 packets per port circulates through the forwarder, so the population
+# sets the load (1 burst: moderate traffic whose rate shows how long
+# packets wait; many: as fast as the slower side goes).
+#
+# memif can crash a process whose peer leaves during traffic: stop the
+# peer's forwarding and then the forwarder before either exits
+# (peer_stop, then the forwarder, then peer_quit).
+
+PEER_PID=""
+
+# The server-side vdev arguments of a forwarder: memif_vdevs DIR ROLE.
+memif_vdevs() {
+	local dir=$1 role=$2
+	echo "--vdev=net_memif0,role=$role,socket=$dir/p0.sock,socket-abstract=no" \
+		"--vdev=net_memif1,role=$role,socket=$dir/p1.sock,socket-abstract=no"
+}
+
+# RX-packets of both ports of the testpmd writing LOG and reading commands
+# on fd FD, from a fresh "show port stats all": testpmd_rx LOG FD.
+testpmd_rx() {
+	local log=$1 fd=$2 before i
+	before=$(grep -c 'NIC statistics for port 1' "$log" || true)
+	echo "show port stats all" >&"$fd"
+	for i in $(seq 40); do
+		sleep 0.05
+		[ "$(grep -c 'NIC statistics for port 1' "$log" || true)" -gt "$before" ] && break
+	done
+	sleep 0.05
+	echo $(grep -o 'RX-packets: *[0-9]*' "$log" | tail -2 | grep -o '[0-9]*$')
+}
+
+# Wait until testpmd's start-up link check is over: testpmd_ready LOG PID.
+testpmd_ready() {
+	local log=$1 pid=$2 i
+	for i in $(seq 300); do
+		grep -A1 '^Checking link statuses' "$log" | grep -q '^Done' && return 0
+		kill -0 "$pid" 2>/dev/null || return 1
+		sleep 0.05
+	done
+	return 1
+}
+
+# peer_start DIR LOG PREFIX: the client on CPU 0, commands on fd 3 through
+# the fifo DIR/peer.in. 1 if it could not connect (it is gone then).
+peer_start() {
+	local dir=$1 log=$2 prefix=$3
+	rm -f "$dir/peer.in"
+	mkfifo "$dir/peer.in"
+	# shellcheck disable=SC2046 # memif_vdevs gives two arguments
+	stdbuf -oL "$TESTPMD" --lcores=0@0,1@0 --no-huge -m 256 --no-pci \
+		--file-prefix="$prefix" $(memif_vdevs "$dir" client) \
+		-- -i --forward-mode=io --burst=32 --total-num-mbufs=32768 \
+		<"$dir/peer.in" >"$log" 2>&1 &
+	PEER_PID=$!
+	exec 3>"$dir/peer.in"
+	testpmd_ready "$log" "$PEER_PID" || true
+	grep -q 'Failed to connect' "$log" || return 0
+	echo "peer: testpmd could not connect; see $log" >&2
+	peer_quit
+	return 1
+}
+
+# peer_inject LOG BURSTS: let BURSTS bursts per port circulate. memif
+# drops what the server sends before the client has polled once, so the
+# peer polls a moment first; if the injection is lost all the same, again.
+peer_inject() {
+	local log=$1 bursts=$2 try rx0 rx1
+	echo "start" >&3
+	sleep 0.3
+	echo "stop" >&3
+	for try in 1 2 3 4 5; do
+		echo "start tx_first $bursts" >&3
+		sleep 0.3
+		read -r rx0 rx1 < <(testpmd_rx "$log" 3)
+		[ "${rx0:-0}" -gt 0 ] && [ "${rx1:-0}" -gt 0 ] && return 0
+		echo "peer: no traffic yet (try $try), injecting again" >&2
+		echo "stop" >&3
+		sleep 0.2
+	done
+	return 1
+}
+
+peer_stop() {
+	[ -n "$PEER_PID" ] && echo "stop" >&3
+	sleep 0.2
+}
+
+peer_quit() {
+	[ -n "$PEER_PID" ] || return 0
+	echo "quit" >&3 2>/dev/null || true
+	exec 3>&-
+	wait "$PEER_PID" 2>/dev/null || true
+	PEER_PID=""
+}
