@@ -54,6 +54,10 @@ load_item(struct app_load_spec *s, const char *key, const char *val,
 		s->random = false;
 		return 0;
 	}
+	if (strcmp(key, "quiet") == 0 && val == NULL) {
+		s->quiet = true;
+		return 0;
+	}
 	if (val == NULL || *val == '\0')
 		goto bad;
 	if (strcmp(key, "hold") == 0)
@@ -225,13 +229,15 @@ app_load_slice(struct sirq_lcore *lc, void *arg)
 		l->wanting = true;
 		l->hold_until_ns = now + l->spec.hold_ns;
 		__atomic_fetch_add(&l->bursts, 1, __ATOMIC_RELAXED);
-		sirq_set_need_resched(l->cpu, true);
+		if (!l->spec.quiet)
+			sirq_set_need_resched(l->cpu, true);
 	}
 	if (now >= l->hold_until_ns) {
 		l->wanting = false;
 		l->next_burst_ns = l->hold_until_ns - l->spec.hold_ns +
 			next_gap(l);
-		sirq_set_need_resched(l->cpu, false);
+		if (!l->spec.quiet)
+			sirq_set_need_resched(l->cpu, false);
 		return;
 	}
 	t0 = thread_cpu_ns();
@@ -265,11 +271,13 @@ load_thread(void *arg)
 		if (__atomic_load_n(&l->stop, __ATOMIC_RELAXED))
 			break;
 
-		if (__atomic_fetch_add(&l->in_burst, 1, __ATOMIC_ACQ_REL) == 0)
+		if (__atomic_fetch_add(&l->in_burst, 1, __ATOMIC_ACQ_REL) == 0 &&
+		    !l->spec.quiet)
 			sirq_set_need_resched(l->cpu, true);
 		__atomic_fetch_add(&l->bursts, 1, __ATOMIC_RELAXED);
 		add_progress(l, work_for(l->spec.hold_ns), l->spec.hold_ns);
-		if (__atomic_sub_fetch(&l->in_burst, 1, __ATOMIC_ACQ_REL) == 0)
+		if (__atomic_sub_fetch(&l->in_burst, 1, __ATOMIC_ACQ_REL) == 0 &&
+		    !l->spec.quiet)
 			sirq_set_need_resched(l->cpu, false);
 		if (app_now_ns() > next)
 			next = app_now_ns();
@@ -319,12 +327,13 @@ app_load_json(FILE *f, const struct app_load *l, uint64_t elapsed_ns)
 	double secs = (double)elapsed_ns / NS_PER_SEC;
 
 	fprintf(f, "{\"lcore\": %u, \"mode\": \"%s\", \"hold_us\": %" PRIu64
-		", \"period_us\": %" PRIu64 ", \"random\": %s, \"threads\": %u"
+		", \"period_us\": %" PRIu64 ", \"random\": %s, \"quiet\": %s, \"threads\": %u"
 		", \"bursts\": %" PRIu64 ", \"work_units\": %" PRIu64
 		", \"work_units_per_s\": %.1f, \"cpu_share\": %.4f}",
 		l->lcore_id, l->mode == SIRQ_MODE_IRQ ? "irq" : "poll",
 		l->spec.hold_ns / NS_PER_US, l->spec.period_ns / NS_PER_US,
 		l->spec.random ? "true" : "false",
+		l->spec.quiet ? "true" : "false",
 		l->mode == SIRQ_MODE_IRQ ? l->spec.threads : 0,
 		__atomic_load_n(&l->bursts, __ATOMIC_RELAXED), units,
 		secs > 0 ? (double)units / secs : 0.0,

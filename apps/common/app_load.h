@@ -17,6 +17,10 @@
  *  - irq mode: `threads` real threads pinned to the lcore's CPU at
  *    SCHED_OTHER (with `nice`); need_resched is set while any of them is
  *    in a burst (runnable and wanting the CPU).
+ * With `quiet` the load never sets need_resched: a batch job that is
+ * runnable but does not ask for the CPU, as the task an interrupt lands
+ * on in the kernel has need_resched() clear unless the scheduler wants
+ * it off the CPU (the UDP receiver of the 2016 flood problem).
  * Progress is counted in work units (a fixed computation) and CPU time.
  */
 
@@ -35,6 +39,7 @@ struct app_load_spec {
 	uint64_t period_ns;
 	uint64_t chunk_ns;	/* poll mode: work per slice */
 	bool random;
+	bool quiet;		/* never sets need_resched */
 	uint32_t threads;	/* irq mode */
 	int nice;		/* irq mode */
 	uint64_t seed;
@@ -43,7 +48,7 @@ struct app_load_spec {
 void app_load_spec_default(struct app_load_spec *s);
 
 /*
- * Parse "hold=10ms,period=50ms,random,threads=3,nice=0,chunk=50us,seed=1"
+ * Parse "hold=10ms,period=50ms,random,quiet,threads=3,nice=0,chunk=50us,seed=1"
  * (any subset, any order) over @s. "off" disables. 0 or -1 with a message
  * naming the bad item in @err.
  */
