@@ -1,0 +1,168 @@
+#!/usr/bin/env bash
+# Policy lab (issue 6, DESIGN.md "Two scenarios"): l2fwd-sirq in irq mode
+# on CPU 1, its sirqd and the application's threads on the same CPU under
+# the Linux scheduler, every policy, several runs each:
+#
+#   stall  moderate traffic: dpdk-testpmd on CPU 0 io-forwards a fixed
+#          population of LAB_BURSTS bursts per port through l2fwd-sirq
+#          over two memif links; the application's LAB_STALL_THREADS
+#          threads each keep the CPU for 10 ms or more at random moments.
+#   flood  two net_null ports (input without end) and a steady application
+#          load that does not ask for the CPU (quiet: need_resched stays
+#          clear, as for the task an interrupt lands on in the kernel):
+#          what the application keeps, what is forwarded.
+#   tick   the stall scenario under kicinski with jiffies-resolution
+#          windows (tick_hz 100, 250, 1000) against TSC-exact ones.
+#
+# NET_RX latency counts from the raise, which the irq-mode dispatcher does
+# within one tick (100 us) of the packets' arrival: the gap is bounded by
+# the tick, small against the 8 ms stall threshold. JSON per run in
+# out/policy-lab/, the summary in out/policy-lab.json, tables on stdout.
+#
+#   LAB_SCENARIOS="stall flood tick"   (default all three)
+#   LAB_POLICIES="mainline ksoftirqd kicinski threaded"
+#   LAB_RUNS=N        runs per policy (default 3)
+#   LAB_SECONDS=S     seconds measured per run (default 10)
+#   LAB_STALL_LOAD, LAB_FLOOD_LOAD   --app-load of the scenarios
+#   LAB_OPTS="..."    more l2fwd-sirq options for every run
+#
+# Default: about 10 minutes on 2 cores.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+SCENARIOS=${LAB_SCENARIOS:-stall flood tick}
+POLICIES=${LAB_POLICIES:-mainline ksoftirqd kicinski threaded}
+RUNS=${LAB_RUNS:-3}
+SECONDS_PER_RUN=${LAB_SECONDS:-10}
+BURSTS=${LAB_BURSTS:-8}
+STALL_LOAD=${LAB_STALL_LOAD:-hold=10ms,period=40ms,random,threads=6}
+FLOOD_LOAD=${LAB_FLOOD_LOAD:-hold=50ms,period=50ms,threads=2,quiet}
+TICK_HZ="100 250 1000"
+L2FWD=build/apps/l2fwd-sirq/l2fwd-sirq
+TESTPMD=${TESTPMD:-/usr/bin/dpdk-testpmd}
+PREFIX=policy-lab-$$
+OUT=out/policy-lab
+read -r -a EXTRA <<<"${LAB_OPTS:-}"
+
+source bench/memif_peer.sh
+
+[ -x "$L2FWD" ] || { echo "policy-lab: $L2FWD missing; run ninja -C build" >&2; exit 1; }
+[ "$(id -u)" -eq 0 ] ||
+	echo "policy-lab: not root: irq mode cannot use SCHED_FIFO, results will differ" >&2
+mkdir -p "$OUT"
+rm -f "$OUT"/*
+tmp=$(mktemp -d /tmp/policy-lab.XXXXXX)
+pid=""
+
+cleanup() {
+	peer_quit
+	if [ -n "$pid" ]; then
+		kill -TERM "$pid" 2>/dev/null || true
+		wait "$pid" 2>/dev/null || true
+	fi
+	rm -rf "$tmp" /var/run/dpdk/"$PREFIX"-*
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+fail() {
+	echo "policy-lab: $*" >&2
+	exit 1
+}
+
+record() {	# scenario policy tick_hz run report [start_report]
+	local start=""
+	[ -n "${6:-}" ] && start=", \"start_report\": \"$6\""
+	printf '{"scenario": "%s", "policy": "%s", "tick_hz": %d, "run": %d, "report": "%s"%s}\n' \
+		"$1" "$2" "$3" "$4" "$5" "$start" >>"$OUT/runs.jsonl"
+}
+
+# Report of the running l2fwd-sirq (SIGUSR1), moved to @dst.
+snapshot() {	# report dst log
+	local _
+	rm -f "$1"
+	kill -USR1 "$pid"
+	for _ in $(seq 100); do
+		[ -s "$1" ] && { mv "$1" "$2"; return 0; }
+		kill -0 "$pid" 2>/dev/null || fail "l2fwd-sirq died; see $3"
+		sleep 0.05
+	done
+	fail "no report on SIGUSR1; see $3"
+}
+
+# The stall scenario: counters between two reports taken while traffic
+# flows, so start-up and shutdown are not in the figures.
+run_stall() {	# scenario policy tick_hz run
+	local scenario=$1 policy=$2 hz=$3 run=$4
+	local tag=$1-$2-$3-$4 dir=$tmp/$1-$2-$3-$4 try rc=0
+	local report=$OUT/$tag.json log=$OUT/$tag.log plog=$OUT/$tag-peer.log
+	mkdir "$dir"
+	# shellcheck disable=SC2046 # memif_vdevs gives two arguments
+	set -- "$L2FWD" -l 1 --no-huge -m 256 --no-pci $(memif_vdevs "$dir" server) \
+		--file-prefix="$PREFIX-l2fwd" -- -T 0 --mode irq --policy "$policy" \
+		--tick-hz "$hz" --app-load "$STALL_LOAD" --report "$report" "${EXTRA[@]}"
+	echo "   $*"
+	stdbuf -oL "$@" >"$log" 2>&1 &
+	pid=$!
+	until grep -q ' forwards ' "$log"; do
+		kill -0 "$pid" 2>/dev/null || fail "$tag: l2fwd-sirq exited; see $log"
+		sleep 0.05
+	done
+	for try in 1 2 3; do
+		peer_start "$dir" "$plog" "$PREFIX-peer" && break
+		[ "$try" -lt 3 ] || fail "$tag: the peer could not connect; see $plog"
+	done
+	peer_inject "$plog" "$BURSTS" || fail "$tag: no traffic through memif; see $plog"
+	sleep 1
+	snapshot "$report" "$OUT/$tag.start.json" "$log"
+	sleep "$SECONDS_PER_RUN"
+	snapshot "$report" "$OUT/$tag.end.json" "$log"
+	peer_stop
+	kill -INT "$pid"
+	wait "$pid" || rc=$?
+	pid=""
+	peer_quit
+	rm -rf /var/run/dpdk/"$PREFIX"-*
+	[ "$rc" -eq 0 ] || fail "$tag: l2fwd-sirq exited with $rc; see $log"
+	record "$scenario" "$policy" "$hz" "$run" "$OUT/$tag.end.json" "$OUT/$tag.start.json"
+}
+
+run_flood() {	# policy run
+	local policy=$1 run=$2 tag=flood-$1-0-$2
+	local report=$OUT/$tag.json log=$OUT/$tag.log
+	set -- "$L2FWD" -l 1 --no-huge -m 256 --no-pci --vdev=net_null0 --vdev=net_null1 \
+		--file-prefix="$PREFIX-l2fwd" -- -T 0 --mode irq --policy "$policy" \
+		--app-load "$FLOOD_LOAD" --duration "$SECONDS_PER_RUN" --report "$report" \
+		"${EXTRA[@]}"
+	echo "   $*"
+	"$@" >"$log" 2>&1 &
+	pid=$!
+	wait "$pid" || fail "$tag: l2fwd-sirq exited with $?; see $log"
+	pid=""
+	rm -rf /var/run/dpdk/"$PREFIX"-*
+	record flood "$policy" 0 "$run" "$report"
+}
+
+echo "== policy-lab: $SCENARIOS; policies $POLICIES; $RUNS runs x ${SECONDS_PER_RUN}s"
+echo "   stall load --app-load $STALL_LOAD, $BURSTS burst(s) per port circulating"
+echo "   flood load --app-load $FLOOD_LOAD, two net_null ports"
+start=$(date +%s)
+for run in $(seq "$RUNS"); do
+	for scenario in $SCENARIOS; do
+		echo "== $scenario: run $run/$RUNS"
+		case $scenario in
+		stall)
+			for p in $POLICIES; do run_stall stall "$p" 0 "$run"; done ;;
+		flood)
+			for p in $POLICIES; do run_flood "$p" "$run"; done ;;
+		tick)
+			for hz in $TICK_HZ; do run_stall tick kicinski "$hz" "$run"; done ;;
+		*)
+			fail "unknown scenario '$scenario' (stall, flood, tick)" ;;
+		esac
+	done
+done
+
+echo "== results ($(($(date +%s) - start)) s in all)"
+python3 bench/policy_lab.py "$OUT/runs.jsonl" out/policy-lab.json
+echo "JSON: out/policy-lab.json; reports and logs: $OUT/"
