@@ -151,7 +151,7 @@ def table(key, by_policy, meta):
     scenario, hz, label = key
     n = max(len(v) for v in by_policy.values())
     title = f"{scenario}, tick_hz {hz}" + (f", {label}" if label else "")
-    lines = [f"**{title}** ({meta['source']}"
+    lines = [f"**{title}** ({meta['name']}"
              + (f", median of {n} runs" if n > 1 else "") + ")", "",
              "| policy | " + " | ".join(c[0] for c in COLUMNS) + " |",
              "|---|" + "---:|" * len(COLUMNS)]
@@ -307,6 +307,7 @@ def main():
     a = ap.parse_args()
     runs, meta = load(a.runs)
     prefix = a.prefix or meta["source"]
+    meta["name"] = prefix
     os.makedirs(a.out, exist_ok=True)
     g = groups(runs)
     thr = meta["stall_threshold_ms"]
