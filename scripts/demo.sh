@@ -188,8 +188,8 @@ reports=()
 for p in "${POLICIES[@]}"; do reports+=("out/demo-$p.json"); done
 python3 bench/render_demo.py out/demo-summary.json "${reports[@]}"
 echo
-echo "== engine demo (simulated time, all four policies): build/tools/sirq-demo --json out/demo-engine.json"
-./build/tools/sirq-demo --json out/demo-engine.json
+echo "== engine simulation (simulated time, all four policies): build/tools/sirq-sim --json out/demo-engine.json"
+./build/tools/sirq-sim --json out/demo-engine.json
 echo
 echo "JSON: out/demo-summary.json, out/demo-<policy>.json (l2fwd-sirq reports), out/demo-engine.json"
 echo "logs: out/demo-<policy>-l2fwd.log, out/demo-<policy>-testpmd.log"
