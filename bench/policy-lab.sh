@@ -16,8 +16,9 @@
 #
 # NET_RX latency counts from the raise, which the irq-mode dispatcher does
 # within one tick (100 us) of the packets' arrival: the gap is bounded by
-# the tick, small against the 8 ms stall threshold. JSON per run in
-# out/policy-lab/, the summary in out/policy-lab.json, tables on stdout.
+# the tick, small against the 8 ms stall threshold. Reports per run in
+# out/policy-lab/, all runs in out/policy-lab.json; bench/policy_plots.py
+# prints the tables and draws the plots (out/policy-lab-*.svg).
 #
 #   LAB_SCENARIOS="stall flood tick"   (default all three)
 #   LAB_POLICIES="mainline ksoftirqd kicinski threaded"
@@ -165,4 +166,5 @@ done
 
 echo "== results ($(($(date +%s) - start)) s in all)"
 python3 bench/policy_lab.py "$OUT/runs.jsonl" out/policy-lab.json
-echo "JSON: out/policy-lab.json; reports and logs: $OUT/"
+python3 bench/policy_plots.py --out out --prefix policy-lab out/policy-lab.json
+echo "JSON: out/policy-lab.json; tables and plots: out/policy-lab-*; reports and logs: $OUT/"

@@ -1,16 +1,18 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
-"""Tables of bench/policy-lab.sh: per scenario and policy, medians over runs.
+"""The runs of bench/policy-lab.sh in bench/policy_plots.py's format.
 
-    policy_lab.py RUNS.jsonl SUMMARY.json
+    policy_lab.py RUNS.jsonl LAB.json
 
 RUNS.jsonl has one line per run naming l2fwd-sirq's --report (format:
 apps/common/app_report.c) and, for runs measured while traffic flowed, the
 report taken at the start; counters are then the difference of the two.
 Latency percentiles come from the raise-to-run histogram (log2 buckets of
 ns: a percentile is the upper bound of its bucket); the maximum is the
-run's own. SUMMARY.json keeps every run, the medians, and the NET_RX
-histogram summed over the runs of each group (for the CDF plots).
+run's own. LAB.json is the renderer's input (one object per run, format
+in policy_plots.py); the two figures the issue targets are printed: the
+stall ratio ksoftirqd / kicinski (stalls pooled over all runs) and the
+application progress of each policy under flood against ksoftirqd's.
 """
 
 import json
@@ -112,108 +114,55 @@ def run_figures(run):
     return f
 
 
-def median_of(runs, path):
-    vals = []
-    for r in runs:
-        v = r
-        for p in path:
-            v = v[p]
-        vals.append(v)
-    return statistics.median(vals)
-
-
-def summarize(lines):
-    groups = {}
-    for run in lines:
-        key = "%s/%s/%d" % (run["scenario"], run["policy"], run["tick_hz"])
-        g = groups.setdefault(key, {"scenario": run["scenario"],
-                                    "policy": run["policy"],
-                                    "tick_hz": run["tick_hz"], "runs": []})
-        g["runs"].append(run_figures(run))
-    for g in groups.values():
-        runs = g["runs"]
-        g["median"] = {
-            "mpps": median_of(runs, ("mpps",)),
-            "work_units_per_s": median_of(runs, ("work_units_per_s",)),
-            "app_cpu_share": median_of(runs, ("app_cpu_share",)),
-            "tx_dropped": median_of(runs, ("tx_dropped",)),
-        }
-        for vec in ("NET_RX", "NET_TX"):
-            g["median"][vec] = {k: median_of(runs, (vec, k)) for k in
-                                ("stalls_per_s", "p50_ns", "p99_ns",
-                                 "p999_ns", "max_ns", "worker_share")}
-            g[vec + "_hist_log2_ns"] = [sum(x) for x in zip(
-                *(r[vec]["hist_log2_ns"] for r in runs))]
-        g["median"]["wakeups_per_s"] = {
-            w: median_of(runs, ("wakeups_per_s", w)) for w in WAKE_REASONS}
-        for c in COUNTERS:
-            g["median"][c + "_per_s"] = median_of(runs, (c + "_per_s",))
-        # Stalls over all runs: a rare event, so the pooled rate too.
-        secs = sum(r["seconds"] for r in runs)
-        g["NET_RX_stalls_pooled_per_s"] = sum(
-            r["NET_RX"]["stalls"] for r in runs) / secs
-    return groups
-
-
-def ms(ns):
-    return "%.2f" % (ns / 1e6)
-
-
-def table(head, rows):
-    w = [max(len(str(r[i])) for r in rows + [head]) for i in range(len(head))]
-    fmt = "| " + " | ".join("%-*s" if i == 0 else "%*s"
-                            for i in range(len(head))) + " |"
-    print(fmt % tuple(a for p in zip(w, head) for a in p))
-    print("|" + "|".join("-" * (x + 1) + (":" if i else "-")
-                         for i, x in enumerate(w)) + "|")
-    for r in rows:
-        print(fmt % tuple(a for p in zip(w, r) for a in p))
-
-
-def render(groups):
-    by = {}
-    for g in groups.values():
-        by.setdefault(g["scenario"], []).append(g)
-    for scen in ("stall", "tick"):
-        if scen not in by:
+def to_plots(line):
+    """One run in the renderer's format."""
+    f = run_figures(line)
+    out = {"scenario": line["scenario"], "policy": line["policy"],
+           "tick_hz": line["tick_hz"], "duration_s": f["seconds"],
+           "stalls_per_s": f["NET_RX"]["stalls_per_s"],
+           "stalls": f["NET_RX"]["stalls"], "mpps": f["mpps"],
+           "app": {"cpu_share": f["app_cpu_share"],
+                   "work_units_per_s": f["work_units_per_s"]},
+           "packets": {"processed": round(f["mpps"] * 1e6 * f["seconds"]),
+                       "dropped": f["tx_dropped"]},
+           "wakeups": {w: round(v * f["seconds"])
+                       for w, v in f["wakeups_per_s"].items()},
+           "windows": {"overrides": round(f["window_overrides_per_s"] * f["seconds"]),
+                       "stale_ignored": round(f["stale_windows_ignored_per_s"] * f["seconds"])},
+           "latency": {}}
+    for vec in ("NET_RX", "NET_TX"):
+        v = f[vec]
+        if v["samples"] == 0:
             continue
-        print("\n%s scenario (NET_RX raise-to-run, ms; medians over runs; "
-              "stalls >= 8 ms per second, also pooled over all runs)" % scen)
-        rows = []
-        for g in by[scen]:
-            m, lat = g["median"], g["median"]["NET_RX"]
-            w = m["wakeups_per_s"]
-            rows.append((
-                g["policy"] + ("" if g["tick_hz"] == 0 else "@%dHz" % g["tick_hz"]),
-                str(len(g["runs"])), "%.2f" % lat["stalls_per_s"],
-                "%.2f" % g["NET_RX_stalls_pooled_per_s"], ms(lat["p50_ns"]),
-                ms(lat["p99_ns"]), ms(lat["p999_ns"]), ms(lat["max_ns"]),
-                "%.2f" % m["mpps"], "%.0f" % w["need_resched"],
-                "%.0f" % w["restart_limit"], "%.0f" % w["time_limit"],
-                "%.0f" % m["window_overrides_per_s"],
-                "%.1f" % m["stale_windows_ignored_per_s"],
-                "%.3f" % m["app_cpu_share"]))
-        table(("policy", "runs", "stalls/s", "pooled", "p50", "p99", "p99.9",
-               "max", "Mpps", "wk nr/s", "wk rl/s", "wk tl/s", "ovr/s",
-               "stale/s", "app cpu"), rows)
-    if "flood" in by:
-        print("\nflood scenario (medians over runs; app progress relative "
-              "to ksoftirqd's)")
-        base = next((g["median"]["work_units_per_s"] for g in by["flood"]
-                     if g["policy"] == "ksoftirqd"), None)
-        rows = []
-        for g in by["flood"]:
-            m = g["median"]
-            rows.append((
-                g["policy"], str(len(g["runs"])),
-                "%.0f" % m["work_units_per_s"],
-                "%.2f" % (m["work_units_per_s"] / base) if base else "-",
-                "%.3f" % m["app_cpu_share"], "%.2f" % m["mpps"],
-                "%.0f" % m["tx_dropped"],
-                "%.2f" % m["NET_RX"]["worker_share"],
-                "%.2f" % m["NET_RX"]["stalls_per_s"]))
-        table(("policy", "runs", "work/s", "vs ksoftirqd", "app cpu", "Mpps",
-               "tx drops", "NET_RX in sirqd", "stalls/s"), rows)
+        out["latency"][vec] = {
+            "p50_us": v["p50_ns"] / 1e3, "p99_us": v["p99_ns"] / 1e3,
+            "p999_us": v["p999_ns"] / 1e3, "max_us": v["max_ns"] / 1e3,
+            "hist_ns": [[(1 << (i + 1)) - 1, n]
+                        for i, n in enumerate(v["hist_log2_ns"]) if n]}
+    return out
+
+
+def headline(runs):
+    def pooled_stalls(policy):
+        rs = [r for r in runs if r["scenario"] == "stall" and r["policy"] == policy]
+        secs = sum(r["duration_s"] for r in rs)
+        return (sum(r["stalls"] for r in rs) / secs, len(rs)) if secs else (None, 0)
+
+    ks, n = pooled_stalls("ksoftirqd")
+    kc, _ = pooled_stalls("kicinski")
+    if ks is not None and kc is not None:
+        ratio = ("%.1fx" % (ks / kc)) if kc else "inf (kicinski had none)"
+        print("stall: ksoftirqd %.2f, kicinski %.2f stalls/s pooled over %d runs: "
+              "ratio %s" % (ks, kc, n, ratio))
+    flood = {}
+    for r in runs:
+        if r["scenario"] == "flood":
+            flood.setdefault(r["policy"], []).append(r["app"]["work_units_per_s"])
+    if "ksoftirqd" in flood:
+        base = statistics.median(flood["ksoftirqd"])
+        print("flood: application progress against ksoftirqd's (medians): " +
+              ", ".join("%s %.2f" % (p, statistics.median(v) / base)
+                        for p, v in flood.items()))
 
 
 def main():
@@ -221,11 +170,12 @@ def main():
         sys.exit(__doc__)
     with open(sys.argv[1]) as f:
         lines = [json.loads(x) for x in f if x.strip()]
-    groups = summarize(lines)
-    render(groups)
+    runs = [to_plots(x) for x in lines]
+    headline(runs)
     with open(sys.argv[2], "w") as f:
-        json.dump({"date": time.strftime("%Y-%m-%d %H:%M:%S %z"),
-                   "groups": list(groups.values())}, f, indent=1)
+        json.dump({"source": "policy-lab",
+                   "date": time.strftime("%Y-%m-%d %H:%M:%S %z"),
+                   "stall_threshold_ms": 8, "runs": runs}, f, indent=1)
         f.write("\n")
 
 
