@@ -1,6 +1,14 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 
 /*
+ * Dispatcher cost on a real lcore, then worker wake-up latency.
+ *
+ * First the empty iteration: a poll-mode dispatcher with no queue and
+ * nothing pending, cycles per iteration over EMPTY_RUN_MS. Then
+ * raise-to-handler inline: under `mainline` the dispatcher runs a vector
+ * raised from another thread itself, so its latency is the dispatcher
+ * noticing the raise plus the handler call.
+ *
  * Worker wake-up latency on real threads: under `threaded` every handler
  * runs in sirqd, so the raise-to-run latency of a vector raised from
  * another thread is the dispatcher noticing the raise, the eventfd
@@ -33,6 +41,7 @@
 #define DEFAULT_ROUNDS 20000
 #define ROUND_TIMEOUT_S 1
 #define SETTLE_US 50	/* from "idle" to blocked in read(): a few us */
+#define EMPTY_RUN_MS 1000
 
 static uint64_t pongs;
 
@@ -45,8 +54,41 @@ pong(struct sirq_cpu *cpu, void *arg)
 }
 
 static int
-measure(unsigned int lcore, enum sirq_mode mode, const char *worker_cpus,
-	unsigned int rounds)
+empty_iteration(unsigned int lcore)
+{
+	struct sirq_lcore_conf conf;
+	struct sirq_lcore_stats ls;
+	struct sirq_lcore *lc;
+	uint64_t t0, t1;
+
+	sirq_lcore_conf_default(&conf);
+	lc = sirq_lcore_create(lcore, &conf);
+	if (lc == NULL)
+		return -1;
+	t0 = rte_get_tsc_cycles();
+	rte_eal_remote_launch(sirq_lcore_main, lc, lcore);
+	rte_delay_us_sleep(EMPTY_RUN_MS * 1000);
+	sirq_lcore_stop(lc);
+	rte_eal_wait_lcore(lcore);
+	t1 = rte_get_tsc_cycles();
+	sirq_lcore_stats_get(lc, &ls);
+	printf("empty iteration (poll mode, no queue, nothing pending): %" PRIu64
+	       " iterations in %.3f s: %.1f cycles, %.1f ns each\n",
+	       ls.iterations, (double)(t1 - t0) / (double)rte_get_tsc_hz(),
+	       (double)(t1 - t0) / (double)ls.iterations,
+	       (double)(t1 - t0) / (double)ls.iterations * 1e9 /
+	       (double)rte_get_tsc_hz());
+	sirq_lcore_free(lc);
+	return 0;
+}
+
+/*
+ * @policy threaded: every round wakes sirqd from its sleep; mainline: the
+ * dispatcher runs the handler inline.
+ */
+static int
+measure(unsigned int lcore, enum sirq_policy_id policy, enum sirq_mode mode,
+	const char *worker_cpus, unsigned int rounds)
 {
 	struct sirq_lcore_conf conf;
 	struct sirq_lcore *lc;
@@ -56,7 +98,7 @@ measure(unsigned int lcore, enum sirq_mode mode, const char *worker_cpus,
 	unsigned int i;
 
 	sirq_lcore_conf_default(&conf);
-	conf.params.policy = SIRQ_POLICY_THREADED;
+	conf.params.policy = policy;
 	conf.mode = mode;
 	conf.worker_cpus = worker_cpus;
 	lc = sirq_lcore_create(lcore, &conf);
@@ -89,8 +131,9 @@ measure(unsigned int lcore, enum sirq_mode mode, const char *worker_cpus,
 	rte_eal_wait_lcore(lcore);
 	sirq_stats_get(sirq_lcore_cpu(lc), &st);
 	lat = &st.latency[VEC_PING];
-	printf("%-5s sirqd on CPU %-3s %8" PRIu64 " %9.1f %9.1f %9.1f %9.1f %10.0f %8" PRIu64 "\n",
-	       mode == SIRQ_MODE_IRQ ? "irq" : "poll", worker_cpus,
+	printf("%-9s %-5s %-15s %8" PRIu64 " %9.1f %9.1f %9.1f %9.1f %10.0f %8" PRIu64 "\n",
+	       sirq_policy_name(policy), mode == SIRQ_MODE_IRQ ? "irq" : "poll",
+	       policy == SIRQ_POLICY_THREADED ? worker_cpus : "-",
 	       lat->samples, (double)lat->sum_ns / (double)lat->samples / 1e3,
 	       sirq_latency_quantile(lat, 0.5) / 1e3,
 	       sirq_latency_quantile(lat, 0.99) / 1e3, lat->max_ns / 1e3,
@@ -122,15 +165,20 @@ main(int argc, char **argv)
 	snprintf(same, sizeof(same), "%u", lcore_cpu);
 	snprintf(other, sizeof(other), "%u", main_cpu);
 
-	printf("raise (main lcore, CPU %u) -> handler in sirqd, dispatcher on lcore %u (CPU %u), %u rounds, TSC %.3f GHz\n",
+	if (empty_iteration(lcore) != 0) {
+		fprintf(stderr, "sirq-wakeup: set-up failed\n");
+		return 1;
+	}
+	printf("raise (main lcore, CPU %u) -> handler, dispatcher on lcore %u (CPU %u), %u rounds, TSC %.3f GHz\n",
 	       main_cpu, lcore, lcore_cpu, rounds, (double)rte_get_tsc_hz() / 1e9);
-	printf("%-5s %-15s %8s %9s %9s %9s %9s %10s %8s\n", "mode", "placement",
-	       "samples", "mean us", "p50 us", "p99 us", "max us", "mean cyc",
-	       "wakeups");
-	ret = measure(lcore, SIRQ_MODE_POLL, same, rounds) ||
-		measure(lcore, SIRQ_MODE_POLL, other, rounds) ||
-		measure(lcore, SIRQ_MODE_IRQ, same, rounds) ||
-		measure(lcore, SIRQ_MODE_IRQ, other, rounds);
+	printf("%-9s %-5s %-15s %8s %9s %9s %9s %9s %10s %8s\n", "policy",
+	       "mode", "sirqd on CPU", "samples", "mean us", "p50 us", "p99 us",
+	       "max us", "mean cyc", "wakeups");
+	ret = measure(lcore, SIRQ_POLICY_MAINLINE, SIRQ_MODE_POLL, same, rounds) ||
+		measure(lcore, SIRQ_POLICY_THREADED, SIRQ_MODE_POLL, same, rounds) ||
+		measure(lcore, SIRQ_POLICY_THREADED, SIRQ_MODE_POLL, other, rounds) ||
+		measure(lcore, SIRQ_POLICY_THREADED, SIRQ_MODE_IRQ, same, rounds) ||
+		measure(lcore, SIRQ_POLICY_THREADED, SIRQ_MODE_IRQ, other, rounds);
 	rte_eal_cleanup();
 	return ret ? 1 : 0;
 }
