@@ -638,10 +638,16 @@ main(int argc, char **argv)
 		rte_eal_cleanup();
 		return APP_EXIT_USAGE;
 	}
-	/* Rx rings, TX rings per lcore, staging and TX buffers, caches. */
+	/*
+	 * Rx rings and staging, TX rings and buffers per lcore, and two
+	 * mempool caches per lcore (the dispatcher's and, with
+	 * --worker-lcore-id, its sirqd's), each of which holds up to 1.5
+	 * times its size before it flushes.
+	 */
 	nb_mbufs = RTE_MAX(nb_rxq * (RX_DESC + SIRQ_STAGE_SIZE) +
 			   nb_rxq * nb_fwd * (TX_DESC + SIRQ_TX_BURST) +
-			   nb_fwd * MEMPOOL_CACHE * 2, (unsigned int)MIN_MBUFS);
+			   nb_fwd * 2 * (MEMPOOL_CACHE * 3 / 2),
+			   (unsigned int)MIN_MBUFS);
 	for (port = 0; port < RTE_MAX_ETHPORTS; port++) {
 		if (!ports[port].enabled)
 			continue;
