@@ -5,7 +5,8 @@
 # once, in the same order. Three setups (issue 5):
 #   null    two net_null ports, one forwarding lcore on CPU 1
 #   memif   dpdk-testpmd on CPU 0 as generator and sink in another process
-#           (io forwarding of 64 circulating bursts per port) over two
+#           (io forwarding of 64 circulating bursts per port: the memif
+#           rings stay full, so the slower side sets the rate) over two
 #           net_memif links; the forwarder on CPU 1
 #   null2q  two net_null ports with 2 Rx/Tx queues each, two forwarding
 #           lcores (CPUs 0 and 1)
@@ -29,9 +30,11 @@ SECONDS_PER_RUN=${FWD_SECONDS:-5}
 L2FWD=build/apps/l2fwd-sirq/l2fwd-sirq
 TESTPMD=${TESTPMD:-/usr/bin/dpdk-testpmd}
 PREFIX=fwd-bench-$$
+BENCH=fwd-bench
 OUT=out/fwd-bench
+source bench/lib.sh
 NULL_VDEVS=(--vdev=net_null0 --vdev=net_null1)
-MEMIF_BURSTS=${FWD_MEMIF_BURSTS:-16}	# circulating bursts per port, under the ring size
+MEMIF_BURSTS=${FWD_MEMIF_BURSTS:-64}	# circulating bursts per port: rings full, the slower side sets the rate
 STALL_LOAD=hold=10ms,period=50ms
 # name | l2fwd-sirq options, or testpmd forward mode
 VARIANTS=(
@@ -45,31 +48,12 @@ VARIANTS=(
 	"testpmd-io|io"
 )
 
-source bench/memif_peer.sh
-
 [ -x "$L2FWD" ] || { echo "fwd-bench: $L2FWD missing; run ninja -C build" >&2; exit 1; }
 mkdir -p "$OUT"
 rm -f "$OUT"/*
 tmp=$(mktemp -d /tmp/fwd-bench.XXXXXX)
-pid=""
-fwd_fd_open=0
-
-cleanup() {
-	[ "$fwd_fd_open" -eq 0 ] || exec 4>&-
-	peer_quit
-	if [ -n "$pid" ]; then
-		kill -TERM "$pid" 2>/dev/null || true
-		wait "$pid" 2>/dev/null || true
-	fi
-	rm -rf "$tmp" /var/run/dpdk/"$PREFIX"-*
-}
-trap cleanup EXIT
+trap bench_cleanup EXIT
 trap 'exit 130' INT TERM
-
-fail() {
-	echo "fwd-bench: $*" >&2
-	exit 1
-}
 
 record() {	# setup variant tool round lcores json-fields...
 	printf '{"setup": "%s", "variant": "%s", "tool": "%s", "round": %d, "lcores": %d, %s}\n' \
@@ -117,7 +101,6 @@ testpmd_open() {	# log fifo args...
 	stdbuf -oL "$@" <"$fifo" >"$log" 2>&1 &
 	pid=$!
 	exec 4>"$fifo"
-	fwd_fd_open=1
 	for _ in $(seq 200); do
 		grep -q '^testpmd> ' "$log" && return 0
 		kill -0 "$pid" 2>/dev/null || fail "testpmd exited at start; see $log"
@@ -129,8 +112,7 @@ testpmd_open() {	# log fifo args...
 testpmd_close() {	# log
 	echo "quit" >&4
 	exec 4>&-
-	fwd_fd_open=0
-	wait "$pid" || fail "testpmd exited with $?; see $1"
+		wait "$pid" || fail "testpmd exited with $?; see $1"
 	pid=""
 }
 
@@ -180,19 +162,6 @@ peer_up() {	# dir tag
 	sleep 1
 }
 
-# Report of a running l2fwd-sirq (SIGUSR1), moved to @dst.
-l2fwd_snapshot() {	# report dst log
-	local _
-	rm -f "$1"
-	kill -USR1 "$pid"
-	for _ in $(seq 100); do
-		[ -s "$1" ] && { mv "$1" "$2"; return 0; }
-		kill -0 "$pid" 2>/dev/null || fail "l2fwd-sirq died; see $3"
-		sleep 0.05
-	done
-	fail "no report on SIGUSR1; see $3"
-}
-
 run_l2fwd_memif() {
 	local name=$1 opts=$2 round=$3 tag=memif-$1-$3 dir=$tmp/memif-$1-$3
 	local report=$OUT/$tag.json log=$OUT/$tag.log rc=0
@@ -208,9 +177,9 @@ run_l2fwd_memif() {
 		sleep 0.05
 	done
 	peer_up "$dir" "$tag"
-	l2fwd_snapshot "$report" "$OUT/$tag.start.json" "$log"
+	report_snapshot "$report" "$OUT/$tag.start.json" "$log"
 	sleep "$SECONDS_PER_RUN"
-	l2fwd_snapshot "$report" "$OUT/$tag.end.json" "$log"
+	report_snapshot "$report" "$OUT/$tag.end.json" "$log"
 	peer_stop
 	kill -INT "$pid"
 	wait "$pid" || rc=$?

@@ -42,10 +42,10 @@ TICK_HZ="100 250 1000"
 L2FWD=build/apps/l2fwd-sirq/l2fwd-sirq
 TESTPMD=${TESTPMD:-/usr/bin/dpdk-testpmd}
 PREFIX=policy-lab-$$
+BENCH=policy-lab
 OUT=out/policy-lab
+source bench/lib.sh
 read -r -a EXTRA <<<"${LAB_OPTS:-}"
-
-source bench/memif_peer.sh
 
 [ -x "$L2FWD" ] || { echo "policy-lab: $L2FWD missing; run ninja -C build" >&2; exit 1; }
 [ "$(id -u)" -eq 0 ] ||
@@ -53,42 +53,14 @@ source bench/memif_peer.sh
 mkdir -p "$OUT"
 rm -f "$OUT"/*
 tmp=$(mktemp -d /tmp/policy-lab.XXXXXX)
-pid=""
-
-cleanup() {
-	peer_quit
-	if [ -n "$pid" ]; then
-		kill -TERM "$pid" 2>/dev/null || true
-		wait "$pid" 2>/dev/null || true
-	fi
-	rm -rf "$tmp" /var/run/dpdk/"$PREFIX"-*
-}
-trap cleanup EXIT
+trap bench_cleanup EXIT
 trap 'exit 130' INT TERM
-
-fail() {
-	echo "policy-lab: $*" >&2
-	exit 1
-}
 
 record() {	# scenario policy tick_hz run report [start_report]
 	local start=""
 	[ -n "${6:-}" ] && start=", \"start_report\": \"$6\""
 	printf '{"scenario": "%s", "policy": "%s", "tick_hz": %d, "run": %d, "report": "%s"%s}\n' \
 		"$1" "$2" "$3" "$4" "$5" "$start" >>"$OUT/runs.jsonl"
-}
-
-# Report of the running l2fwd-sirq (SIGUSR1), moved to @dst.
-snapshot() {	# report dst log
-	local _
-	rm -f "$1"
-	kill -USR1 "$pid"
-	for _ in $(seq 100); do
-		[ -s "$1" ] && { mv "$1" "$2"; return 0; }
-		kill -0 "$pid" 2>/dev/null || fail "l2fwd-sirq died; see $3"
-		sleep 0.05
-	done
-	fail "no report on SIGUSR1; see $3"
 }
 
 # The stall scenario: counters between two reports taken while traffic
@@ -115,9 +87,9 @@ run_stall() {	# scenario policy tick_hz run
 	done
 	peer_inject "$plog" "$BURSTS" || fail "$tag: no traffic through memif; see $plog"
 	sleep 1
-	snapshot "$report" "$OUT/$tag.start.json" "$log"
+	report_snapshot "$report" "$OUT/$tag.start.json" "$log"
 	sleep "$SECONDS_PER_RUN"
-	snapshot "$report" "$OUT/$tag.end.json" "$log"
+	report_snapshot "$report" "$OUT/$tag.end.json" "$log"
 	peer_stop
 	kill -INT "$pid"
 	wait "$pid" || rc=$?

@@ -1,20 +1,55 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # shellcheck shell=bash
 #
-# dpdk-testpmd as the traffic peer of a forwarder over two memif links,
-# for scripts/demo.sh, bench/fwd-bench.sh and bench/policy-lab.sh. Source
-# it; it needs TESTPMD and uses fd 3 for the peer's commands.
+# Shared by bench/fwd-bench.sh and bench/policy-lab.sh: source it after
+# setting BENCH (the name in messages), PREFIX (the stem of every EAL
+# --file-prefix), TESTPMD and tmp (a scratch directory); the process under
+# test is in $pid.
 #
-# The forwarder (l2fwd-sirq, or testpmd for the baseline) is the memif
-# server on DIR/p0.sock and DIR/p1.sock; the peer is the client. The peer
-# io-forwards: after "start tx_first N" a fixed population of N bursts of
-# 32 packets per port circulates through the forwarder, so the population
-# sets the load (1 burst: moderate traffic whose rate shows how long
-# packets wait; many: as fast as the slower side goes).
+# dpdk-testpmd as the traffic peer of a forwarder over two memif links
+# uses fd 3 for the peer's commands. The forwarder (l2fwd-sirq, or testpmd
+# for the baseline) is the memif server on DIR/p0.sock and DIR/p1.sock;
+# the peer is the client. The peer io-forwards: after "start tx_first N" a
+# fixed population of N bursts of 32 packets per port circulates through
+# the forwarder, so the population sets the load (a few bursts: moderate
+# traffic whose rate shows how long packets wait; more: as fast as the
+# slower side goes).
 #
 # memif can crash a process whose peer leaves during traffic: stop the
 # peer's forwarding and then the forwarder before either exits
 # (peer_stop, then the forwarder, then peer_quit).
+
+pid=""
+
+fail() {
+	echo "$BENCH: $*" >&2
+	exit 1
+}
+
+# The EXIT trap of the scripts: nothing of a run outlives them.
+bench_cleanup() {
+	exec 4>&-
+	peer_quit
+	if [ -n "$pid" ]; then
+		kill -TERM "$pid" 2>/dev/null || true
+		wait "$pid" 2>/dev/null || true
+	fi
+	rm -rf "$tmp" /var/run/dpdk/"$PREFIX"-*
+}
+
+# Report of the running l2fwd-sirq (SIGUSR1), moved to DST:
+# report_snapshot REPORT DST LOG.
+report_snapshot() {
+	local _
+	rm -f "$1"
+	kill -USR1 "$pid"
+	for _ in $(seq 100); do
+		[ -s "$1" ] && { mv "$1" "$2"; return 0; }
+		kill -0 "$pid" 2>/dev/null || fail "l2fwd-sirq died; see $3"
+		sleep 0.05
+	done
+	fail "no report on SIGUSR1; see $3"
+}
 
 PEER_PID=""
 
