@@ -37,6 +37,44 @@ bench_cleanup() {
 	rm -rf "$tmp" /var/run/dpdk/"$PREFIX"-*
 }
 
+# l2fwd-sirq as the memif server on CPU 1, the peer injecting BURSTS per
+# port, one second of warm-up, then SECONDS between two reports:
+# $OUT/TAG.start.json and $OUT/TAG.end.json. Logs: $OUT/TAG.log and
+# $OUT/TAG-peer.log.
+#   l2fwd_memif_run TAG BURSTS SECONDS l2fwd-sirq-options...
+l2fwd_memif_run() {
+	local tag=$1 bursts=$2 secs=$3 dir=$tmp/$1 try rc=0
+	local report=$OUT/$1.json log=$OUT/$1.log plog=$OUT/$1-peer.log
+	shift 3
+	mkdir "$dir"
+	# shellcheck disable=SC2046 # memif_vdevs gives two arguments
+	set -- "$L2FWD" -l 1 --no-huge -m 256 --no-pci $(memif_vdevs "$dir" server) \
+		--file-prefix="$PREFIX-l2fwd" -- -T 0 --report "$report" "$@"
+	echo "   $*"
+	stdbuf -oL "$@" >"$log" 2>&1 &
+	pid=$!
+	until grep -q ' forwards ' "$log"; do
+		kill -0 "$pid" 2>/dev/null || fail "$tag: l2fwd-sirq exited; see $log"
+		sleep 0.05
+	done
+	for try in 1 2 3; do
+		peer_start "$dir" "$plog" "$PREFIX-peer" && break
+		[ "$try" -lt 3 ] || fail "$tag: the peer could not connect; see $plog"
+	done
+	peer_inject "$plog" "$bursts" || fail "$tag: no traffic through memif; see $plog"
+	sleep 1
+	report_snapshot "$report" "$OUT/$tag.start.json" "$log"
+	sleep "$secs"
+	report_snapshot "$report" "$OUT/$tag.end.json" "$log"
+	peer_stop
+	kill -INT "$pid"
+	wait "$pid" || rc=$?
+	pid=""
+	peer_quit
+	rm -rf /var/run/dpdk/"$PREFIX"-*
+	[ "$rc" -eq 0 ] || fail "$tag: l2fwd-sirq exited with $rc; see $log"
+}
+
 # Report of the running l2fwd-sirq (SIGUSR1), moved to DST:
 # report_snapshot REPORT DST LOG.
 report_snapshot() {

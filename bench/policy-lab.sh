@@ -66,38 +66,10 @@ record() {	# scenario policy tick_hz run report [start_report]
 # The stall scenario: counters between two reports taken while traffic
 # flows, so start-up and shutdown are not in the figures.
 run_stall() {	# scenario policy tick_hz run
-	local scenario=$1 policy=$2 hz=$3 run=$4
-	local tag=$1-$2-$3-$4 dir=$tmp/$1-$2-$3-$4 try rc=0
-	local report=$OUT/$tag.json log=$OUT/$tag.log plog=$OUT/$tag-peer.log
-	mkdir "$dir"
-	# shellcheck disable=SC2046 # memif_vdevs gives two arguments
-	set -- "$L2FWD" -l 1 --no-huge -m 256 --no-pci $(memif_vdevs "$dir" server) \
-		--file-prefix="$PREFIX-l2fwd" -- -T 0 --mode irq --policy "$policy" \
-		--tick-hz "$hz" --app-load "$STALL_LOAD" --report "$report" "${EXTRA[@]}"
-	echo "   $*"
-	stdbuf -oL "$@" >"$log" 2>&1 &
-	pid=$!
-	until grep -q ' forwards ' "$log"; do
-		kill -0 "$pid" 2>/dev/null || fail "$tag: l2fwd-sirq exited; see $log"
-		sleep 0.05
-	done
-	for try in 1 2 3; do
-		peer_start "$dir" "$plog" "$PREFIX-peer" && break
-		[ "$try" -lt 3 ] || fail "$tag: the peer could not connect; see $plog"
-	done
-	peer_inject "$plog" "$BURSTS" || fail "$tag: no traffic through memif; see $plog"
-	sleep 1
-	report_snapshot "$report" "$OUT/$tag.start.json" "$log"
-	sleep "$SECONDS_PER_RUN"
-	report_snapshot "$report" "$OUT/$tag.end.json" "$log"
-	peer_stop
-	kill -INT "$pid"
-	wait "$pid" || rc=$?
-	pid=""
-	peer_quit
-	rm -rf /var/run/dpdk/"$PREFIX"-*
-	[ "$rc" -eq 0 ] || fail "$tag: l2fwd-sirq exited with $rc; see $log"
-	record "$scenario" "$policy" "$hz" "$run" "$OUT/$tag.end.json" "$OUT/$tag.start.json"
+	local tag=$1-$2-$3-$4
+	l2fwd_memif_run "$tag" "$BURSTS" "$SECONDS_PER_RUN" --mode irq \
+		--policy "$2" --tick-hz "$3" --app-load "$STALL_LOAD" "${EXTRA[@]}"
+	record "$1" "$2" "$3" "$4" "$OUT/$tag.end.json" "$OUT/$tag.start.json"
 }
 
 run_flood() {	# policy run
