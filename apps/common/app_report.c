@@ -80,8 +80,13 @@ report_to(FILE *f, const struct report_ctx *r)
 		fprintf(f, "%s", i ? ", " : "");
 		app_load_json(f, r->lcores[i].load, app_now_ns() - r->start_ns);
 	}
-	fprintf(f, "],\n \"mbufs_in_use\": %" PRIu64 ",\n \"sirq\": ",
-		r->mbufs_in_use);
+	fprintf(f, "],\n \"mbufs_in_use\": %" PRIu64 ",\n", r->mbufs_in_use);
+	if (r->extra_json != NULL) {
+		fprintf(f, " \"%s\": ", r->extra_name);
+		r->extra_json(f, r->extra_arg);
+		fprintf(f, ",\n");
+	}
+	fprintf(f, " \"sirq\": ");
 	free(st);
 	if (sirq_stats_json(f) != 0)
 		return -EIO;

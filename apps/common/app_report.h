@@ -12,6 +12,7 @@
  */
 
 #include <stdint.h>
+#include <stdio.h>
 
 #include <rte_config.h>
 
@@ -43,6 +44,10 @@ struct report_ctx {
 	unsigned int nb_ports;
 	struct report_port ports[RTE_MAX_ETHPORTS];
 	uint64_t mbufs_in_use;
+	/* Optional: the application's own object, as "<extra_name>": {...}. */
+	const char *extra_name;
+	void (*extra_json)(FILE *f, const void *arg);
+	const void *extra_arg;
 };
 
 /* 0, or -errno with a message on stderr. */
