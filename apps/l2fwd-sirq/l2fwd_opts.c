@@ -48,10 +48,12 @@ int
 l2fwd_parse_portmap(const char *s, struct l2fwd_port *ports)
 {
 	unsigned int a, b;
-	int used;
 
 	while (*s != '\0') {
-		if (sscanf(s, " (%u ,%u )%n", &a, &b, &used) != 2 ||
+		/* "(0,1" converts both numbers but never reaches %n. */
+		int used = -1;
+
+		if (sscanf(s, " (%u ,%u )%n", &a, &b, &used) != 2 || used < 0 ||
 		    a >= RTE_MAX_ETHPORTS || b >= RTE_MAX_ETHPORTS || a == b) {
 			fprintf(stderr, L2FWD_PROG ": --portmap: bad pair at '%s'\n", s);
 			return -EINVAL;

@@ -295,6 +295,28 @@ Test(l2fwd_cli, portmask_naming_a_missing_port_is_refused)
 	expect_portmask_refused("0x7", PROG "-p 0x7: port 2 is not a port\n");
 }
 
+/*
+ * A pair that never closes: sscanf() converts both numbers and stops
+ * before %n, whose variable was used uninitialised (found by the app_cli
+ * fuzz target, tests/fuzz/corpus/app_cli/regress-portmap-unclosed-pair).
+ */
+Test(l2fwd_cli, portmap_with_an_unclosed_pair_is_refused)
+{
+	const char *args[] = { "--portmap", "(0,1", "--duration", "1", "-T",
+			       "0", NULL };
+	struct l2t_result r;
+
+	run_app(args, &r);
+	cr_expect(r.status == 2, "exit code %d, expected 2:\n%s%s", r.status,
+		  l2t_app_lines(r.out), l2t_app_lines(r.err));
+	cr_expect_str_eq(l2t_app_lines(r.err),
+			 PROG "--portmap: bad pair at '(0,1'\n",
+			 "stderr:\n%s", l2t_app_lines(r.err));
+	cr_expect(strstr(r.out, "forwards") == NULL, "forwarding started:\n%s",
+		  r.out);
+	l2t_result_free(&r);
+}
+
 /* An option of --help: name, and whether it takes a value. */
 struct help_opt {
 	char name[64];
