@@ -250,6 +250,28 @@ Test(l2fwd_cli, config_bad_value_is_refused_even_when_the_command_line_sets_it)
 	expect_refused(args, line);
 }
 
+/* getopt takes "--conf" for --config: so must the file's loading. */
+Test(l2fwd_cli, abbreviated_config_option_reads_the_file)
+{
+	char path[512], opt[600], line[600];
+	const char *args[] = { opt, NULL };
+
+	snprintf(path, sizeof(path), "%s", l2t_path("bad.ini"));
+	l2t_write_file(path, "[sirq]\npolicy = fifo\n");
+	snprintf(opt, sizeof(opt), "--conf=%s", path);
+	snprintf(line, sizeof(line), PROG "%s: [sirq] --policy: bad value 'fifo'",
+		 path);
+	expect_refused(args, line);
+}
+
+/* "--config" as the value of --report names the report, not a file to read. */
+Test(l2fwd_cli, config_as_the_value_of_another_option_is_not_read)
+{
+	const char *args[] = { "--report", "--config", "--turbo", NULL };
+
+	expect_refused(args, PROG "bad option '--turbo'; see --help");
+}
+
 /*
  * The portmask is checked against the ports EAL found: EAL runs, but
  * l2fwd-sirq stops before starting any port or lcore, with no report.
