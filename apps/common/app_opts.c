@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
@@ -109,7 +110,7 @@ app_parse_duration_ns(const char *s, uint64_t *ns)
 	unsigned int i;
 	char *end;
 
-	if (*s == '-' || *s == '\0')
+	if (!isdigit((unsigned char)*s))
 		return -EINVAL;
 	errno = 0;
 	v = strtoull(s, &end, 10);
@@ -132,7 +133,9 @@ parse_unsigned(const char *s, int base, uint64_t *v)
 	unsigned long long n;
 	char *end;
 
-	if (*s == '-' || *s == '\0')
+	/* strtoull() skips blanks and then takes a sign: " -1" is 2^64 - 1. */
+	if (!isxdigit((unsigned char)*s) ||
+	    (base == 10 && !isdigit((unsigned char)*s)))
 		return -EINVAL;
 	errno = 0;
 	n = strtoull(s, &end, base);

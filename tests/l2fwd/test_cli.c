@@ -170,6 +170,15 @@ Test(l2fwd_cli, portmask_not_hexadecimal_is_refused_before_eal)
 		       "(1..18446744073709551615)");
 }
 
+/* strtoull() would skip the blank and wrap the sign: all 64 bits set. */
+Test(l2fwd_cli, portmask_with_a_blank_and_a_sign_is_refused_before_eal)
+{
+	const char *args[] = { "-p", " -1", NULL };
+
+	expect_refused(args, PROG "--portmask: bad value ' -1' "
+		       "(1..18446744073709551615)");
+}
+
 Test(l2fwd_cli, app_load_unknown_item_is_refused_before_eal)
 {
 	const char *args[] = { "--app-load", "hold=2ms,burst=3", NULL };
