@@ -190,7 +190,7 @@ wakeups_wanted(void)
 	return s != NULL && *s != '\0' ? strtoull(s, NULL, 10) : WAKEUPS_DEFAULT;
 }
 
-Test(wakeup, ten_million_worker_wakeups_lose_none, .timeout = 120)
+Test(wakeup, ten_million_worker_wakeups_lose_none, .timeout = 180)
 {
 	static struct wake_test t;
 	struct sirq_cpu_conf conf = { .name = "wakeup" };
