@@ -73,7 +73,7 @@ run_suite werror build-ci -Dwerror=true -Dbuildtype=debugoptimized --
 # Everything that runs on virtual devices; the install check is left out:
 # it links an uninstrumented program against the instrumented library.
 run_suite sanitize build-asan -Dwerror=true -Dbuildtype=debug \
-	-Db_sanitize=address,undefined -Db_lundef=false \
+	-Db_sanitize=address,undefined -Db_lundef=false -Dapps=true -Dtools=true \
 	-- --suite unit --suite lcore --suite l2fwd --suite stress
 # clang jobs: warnings are gated by the gcc job above (clang's -Wcast-align
 # also flags the aligned offsetof() casts of the option tables).
