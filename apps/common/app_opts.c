@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
@@ -112,7 +113,7 @@ app_parse_duration_ns(const char *s, uint64_t *ns)
 	unsigned int i;
 	char *end;
 
-	if (*s == '-' || *s == '\0')
+	if (!isdigit((unsigned char)*s))
 		return -EINVAL;
 	errno = 0;
 	v = strtoull(s, &end, 10);
@@ -135,7 +136,9 @@ parse_unsigned(const char *s, int base, uint64_t *v)
 	unsigned long long n;
 	char *end;
 
-	if (*s == '-' || *s == '\0')
+	/* strtoull() skips blanks and then takes a sign: " -1" is 2^64 - 1. */
+	if (!isxdigit((unsigned char)*s) ||
+	    (base == 10 && !isdigit((unsigned char)*s)))
 		return -EINVAL;
 	errno = 0;
 	n = strtoull(s, &end, base);
@@ -370,16 +373,29 @@ app_opts_parse(const char *prog, int argc, char **argv,
 	char shortopts[2 * MAX_OPTS + 1];
 	char err[APP_ERR_LEN];
 	const char *config = NULL;
-	int c, i, rc;
+	int c, rc;
 
 	build_longopts(tables, nb, lo, shortopts, sizeof(shortopts));
 
-	/* --config first, so that the command line overrides the file. */
-	for (i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "--config") == 0 && i + 1 < argc)
-			config = argv[i + 1];
-		else if (strncmp(argv[i], "--config=", 9) == 0)
-			config = argv[i] + 9;
+	/*
+	 * --config first, so that the command line overrides the file; found
+	 * as getopt sees it: abbreviated ("--conf=F") or as the value of
+	 * another option ("--report --config") a string compare gets it
+	 * wrong. Errors are reported by the second pass. optind = 0 resets
+	 * glibc's getopt completely, also after a parse that stopped in the
+	 * middle of grouped short options.
+	 */
+	optind = 0;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, shortopts, lo, NULL)) != -1) {
+		const struct app_opt *o;
+		void *conf;
+
+		if (c < 256)
+			continue;
+		o = opt_by_index(tables, nb, (size_t)(c - 256), &conf);
+		if (o != NULL && strcmp(o->name, "config") == 0)
+			config = optarg;
 	}
 	if (config != NULL) {
 		rc = load_config(prog, config, tables, nb);
@@ -387,7 +403,7 @@ app_opts_parse(const char *prog, int argc, char **argv,
 			return rc;
 	}
 
-	optind = 1;
+	optind = 0;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, shortopts, lo, NULL)) != -1) {
 		const struct app_opt *o;

@@ -36,65 +36,16 @@
 #include "app_load.h"
 #include "app_opts.h"
 #include "app_report.h"
+#include "l2fwd.h"
 
-#define PROG "l2fwd-sirq"
+#define PROG L2FWD_PROG
 
 #define RX_DESC 1024			/* as l2fwd */
 #define TX_DESC 1024
 #define MEMPOOL_CACHE 256
 #define MIN_MBUFS 8192
-#define MAX_RX_PER_LCORE 16
+#define MAX_RX_PER_LCORE L2FWD_MAX_RX_PER_LCORE
 #define CONTROL_PERIOD_MS 100		/* signals, --duration, -T */
-#define STATS_PERIOD_DEFAULT 10
-
-struct l2fwd_opts {
-	uint64_t portmask;
-	uint32_t queues_per_lcore;
-	uint16_t rxq_per_port;
-	uint32_t period_s;
-	bool mac_updating;
-	char portmap[APP_STR_LEN];
-};
-
-#define L2(field) offsetof(struct l2fwd_opts, field)
-
-static const struct app_opt l2fwd_opts_table[] = {
-	{ "portmask", 'p', "l2fwd", APP_OPT_HEX64, L2(portmask), 1, UINT64_MAX,
-	  "MASK", "hexadecimal mask of the ports to use", NULL, NULL },
-	{ "queues", 'q', "l2fwd", APP_OPT_U32, L2(queues_per_lcore), 0,
-	  MAX_RX_PER_LCORE, "N", "Rx queues per forwarding lcore; 0: spread over all lcores",
-	  NULL, NULL },
-	{ "rxq", 0, "l2fwd", APP_OPT_U16, L2(rxq_per_port), 1, 16, "N",
-	  "Rx queues per port (RSS), where the PMD has them", NULL, NULL },
-	{ "period", 'T', "l2fwd", APP_OPT_U32, L2(period_s), 0, 86400, "S",
-	  "statistics every S seconds, 0 to disable", NULL, NULL },
-	{ "mac-updating", 0, "l2fwd", APP_OPT_FLAG_ON, L2(mac_updating), 0, 0,
-	  NULL, "rewrite the MAC addresses (the default)", NULL, NULL },
-	{ "no-mac-updating", 0, "l2fwd", APP_OPT_FLAG_OFF, L2(mac_updating), 0,
-	  0, NULL, "forward frames unchanged", NULL, NULL },
-	{ "portmap", 0, "l2fwd", APP_OPT_STRING, L2(portmap), 0, 0, "MAP",
-	  "port pairs, e.g. \"(0,1)(2,3)\" (unset: pairs in port order)",
-	  NULL, NULL },
-};
-
-struct port_state {
-	bool enabled;
-	bool link_up;
-	uint16_t dst;
-	struct rte_ether_addr mac;
-};
-
-/*
- * Packet counters of one port, kept per forwarding lcore: several lcores
- * may receive from (RSS) or send to the same port, and each lcore's
- * counters have one writer at a time, whoever runs its handlers.
- */
-struct port_counters {
-	uint64_t rx;
-	uint64_t tx;
-	uint64_t runts;
-	uint64_t link_down_drops;
-};
 
 struct fwd_lcore {
 	unsigned int lcore_id;
@@ -102,14 +53,13 @@ struct fwd_lcore {
 	uint16_t nb_rx;
 	uint16_t rx_port[MAX_RX_PER_LCORE];
 	uint16_t rx_queue[MAX_RX_PER_LCORE];
-	int txq_of_port[RTE_MAX_ETHPORTS];
-	struct port_counters port[RTE_MAX_ETHPORTS];
+	struct l2fwd_path path;
 	struct app_load load;
 };
 
 static struct app_common common;
 static struct l2fwd_opts opts;
-static struct port_state ports[RTE_MAX_ETHPORTS];
+static struct l2fwd_port ports[RTE_MAX_ETHPORTS];
 static struct fwd_lcore fwd[RTE_MAX_LCORE];
 static unsigned int nb_fwd;
 static struct rte_mempool *pools[RTE_MAX_NUMA_NODES];
@@ -133,85 +83,6 @@ on_usr1(int sig)
 	report_requested = 1;
 }
 
-static inline void
-count(uint64_t *c, uint64_t n)
-{
-	__atomic_store_n(c, __atomic_load_n(c, __ATOMIC_RELAXED) + n,
-			 __ATOMIC_RELAXED);
-}
-
-static inline void
-rewrite_macs(struct rte_mbuf *m, uint16_t dst)
-{
-	struct rte_ether_hdr *eth = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
-
-	/* 02:00:00:00:00:<dst port>, as l2fwd does. */
-	memset(&eth->dst_addr, 0, sizeof(eth->dst_addr));
-	eth->dst_addr.addr_bytes[0] = 0x02;
-	eth->dst_addr.addr_bytes[5] = (uint8_t)dst;
-	rte_ether_addr_copy(&ports[dst].mac, &eth->src_addr);
-}
-
-/* NET_RX: forward a burst of one queue to the paired port. */
-static void
-l2fwd_rx(struct sirq_lcore *lc, uint16_t port, uint16_t queue,
-	 struct rte_mbuf **pkts, uint16_t n, void *arg)
-{
-	struct fwd_lcore *f = arg;
-	uint16_t dst = ports[port].dst, i, out = 0;
-	unsigned int txq = (unsigned int)f->txq_of_port[dst];
-
-	RTE_SET_USED(queue);
-	count(&f->port[port].rx, n);
-	if (unlikely(!__atomic_load_n(&ports[dst].link_up, __ATOMIC_RELAXED))) {
-		rte_pktmbuf_free_bulk(pkts, n);
-		count(&f->port[dst].link_down_drops, n);
-		return;
-	}
-	/* Rewritten in place; runts are dropped and the rest close ranks. */
-	for (i = 0; i < n; i++) {
-		struct rte_mbuf *m = pkts[i];
-
-		if (i + 1 < n)
-			rte_prefetch0(rte_pktmbuf_mtod(pkts[i + 1], void *));
-		/* A runt has no header to rewrite: dropped, never touched. */
-		if (unlikely(rte_pktmbuf_data_len(m) < RTE_ETHER_HDR_LEN)) {
-			rte_pktmbuf_free(m);
-			continue;
-		}
-		if (opts.mac_updating)
-			rewrite_macs(m, dst);
-		pkts[out++] = m;
-	}
-	if (unlikely(out != n))
-		count(&f->port[port].runts, n - out);
-	/* In a NET_RX handler, so the burst is always taken. */
-	if (likely(sirq_tx_burst(lc, txq, pkts, out) == out))
-		count(&f->port[dst].tx, out);
-	else
-		rte_pktmbuf_free_bulk(pkts, out);
-}
-
-static int
-parse_portmap(const char *s)
-{
-	unsigned int a, b;
-	int used;
-
-	while (*s != '\0') {
-		if (sscanf(s, " (%u ,%u )%n", &a, &b, &used) != 2 ||
-		    a >= RTE_MAX_ETHPORTS || b >= RTE_MAX_ETHPORTS || a == b) {
-			fprintf(stderr, PROG ": --portmap: bad pair at '%s'\n", s);
-			return -EINVAL;
-		}
-		ports[a].dst = (uint16_t)b;
-		ports[b].dst = (uint16_t)a;
-		ports[a].enabled = ports[b].enabled = true;
-		s += used;
-	}
-	return 0;
-}
-
 /* Enabled ports and their pairs, checked against what EAL found. */
 static int
 setup_port_pairs(void)
@@ -227,7 +98,7 @@ setup_port_pairs(void)
 			return -EINVAL;
 		}
 	if (opts.portmap[0] != '\0') {
-		if (parse_portmap(opts.portmap) != 0)
+		if (l2fwd_parse_portmap(opts.portmap, ports) != 0)
 			return -EINVAL;
 	} else {
 		RTE_ETH_FOREACH_DEV(port) {
@@ -416,14 +287,14 @@ port_init(uint16_t port, uint16_t nb_txq, unsigned int nb_mbufs)
 }
 
 /* A port's counters summed over the forwarding lcores. Any thread. */
-static struct port_counters
+static struct l2fwd_counters
 port_totals(uint16_t port)
 {
-	struct port_counters t = { 0 };
+	struct l2fwd_counters t = { 0 };
 	unsigned int i;
 
 	for (i = 0; i < nb_fwd; i++) {
-		const struct port_counters *c = &fwd[i].port[port];
+		const struct l2fwd_counters *c = &fwd[i].path.port[port];
 
 		t.rx += __atomic_load_n(&c->rx, __ATOMIC_RELAXED);
 		t.tx += __atomic_load_n(&c->tx, __ATOMIC_RELAXED);
@@ -444,7 +315,7 @@ print_stats(void)
 
 	printf("\nPort statistics after %.1f s ====================\n", secs);
 	for (port = 0; port < RTE_MAX_ETHPORTS; port++) {
-		struct port_counters p;
+		struct l2fwd_counters p;
 
 		if (!ports[port].enabled)
 			continue;
@@ -496,6 +367,8 @@ create_lcore(struct fwd_lcore *f)
 	uint16_t port, i;
 
 	conf.worker_cpus = common.worker_cpus;
+	f->path.ports = ports;
+	f->path.mac_updating = opts.mac_updating;
 	if (common.load.enabled && conf.mode == SIRQ_MODE_POLL) {
 		conf.app_fn = app_load_slice;
 		conf.app_arg = &f->load;
@@ -510,15 +383,15 @@ create_lcore(struct fwd_lcore *f)
 		      f->lcore_id, conf.mode);
 	for (i = 0; i < f->nb_rx; i++)
 		if (sirq_lcore_add_rx_queue(f->lc, f->rx_port[i], f->rx_queue[i],
-					    l2fwd_rx, f) != 0)
+					    l2fwd_rx, &f->path) != 0)
 			return NULL;
 	/* Each forwarding lcore transmits on its own queue of every port. */
 	for (port = 0; port < RTE_MAX_ETHPORTS; port++) {
 		if (!ports[port].enabled)
 			continue;
-		f->txq_of_port[port] = sirq_lcore_add_tx_queue(f->lc, port,
-							       (uint16_t)(f - fwd));
-		if (f->txq_of_port[port] < 0)
+		f->path.txq_of_port[port] =
+			sirq_lcore_add_tx_queue(f->lc, port, (uint16_t)(f - fwd));
+		if (f->path.txq_of_port[port] < 0)
 			return NULL;
 	}
 	return f->lc;
@@ -543,7 +416,7 @@ write_report(void)
 	}
 	for (port = 0; port < RTE_MAX_ETHPORTS; port++) {
 		struct report_port *rp;
-		struct port_counters t;
+		struct l2fwd_counters t;
 
 		if (!ports[port].enabled)
 			continue;
@@ -565,29 +438,20 @@ static int
 parse_app_args(int argc, char **argv)
 {
 	const struct app_opt_table tables[] = {
-		{ l2fwd_opts_table, RTE_DIM(l2fwd_opts_table), &opts },
+		{ l2fwd_opts_table, l2fwd_nb_opts, &opts },
 		{ app_common_opts, app_common_nb_opts, &common },
 	};
 	int ret;
 
 	app_common_defaults(&common);
-	memset(&opts, 0, sizeof(opts));
-	opts.queues_per_lcore = 0;
-	opts.rxq_per_port = 1;
-	opts.period_s = STATS_PERIOD_DEFAULT;
-	opts.mac_updating = true;
-	opts.portmask = 0x3;
+	l2fwd_opts_defaults(&opts);
 	ret = app_opts_parse(PROG, argc, argv, tables, RTE_DIM(tables));
 	if (ret != 0)
 		return ret;
 	if (common.help) {
 		/* The defaults, not what was parsed. */
 		app_common_defaults(&common);
-		opts.queues_per_lcore = 0;
-		opts.rxq_per_port = 1;
-		opts.period_s = STATS_PERIOD_DEFAULT;
-		opts.mac_updating = true;
-		opts.portmask = 0x3;
+		l2fwd_opts_defaults(&opts);
 		app_opts_usage(PROG, "[-p PORTMASK] [-q N] [-T S] [options]",
 			       tables, RTE_DIM(tables));
 		exit(0);

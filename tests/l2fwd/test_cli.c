@@ -170,6 +170,15 @@ Test(l2fwd_cli, portmask_not_hexadecimal_is_refused_before_eal)
 		       "(1..18446744073709551615)");
 }
 
+/* strtoull() would skip the blank and wrap the sign: all 64 bits set. */
+Test(l2fwd_cli, portmask_with_a_blank_and_a_sign_is_refused_before_eal)
+{
+	const char *args[] = { "-p", " -1", NULL };
+
+	expect_refused(args, PROG "--portmask: bad value ' -1' "
+		       "(1..18446744073709551615)");
+}
+
 Test(l2fwd_cli, app_load_unknown_item_is_refused_before_eal)
 {
 	const char *args[] = { "--app-load", "hold=2ms,burst=3", NULL };
@@ -250,6 +259,28 @@ Test(l2fwd_cli, config_bad_value_is_refused_even_when_the_command_line_sets_it)
 	expect_refused(args, line);
 }
 
+/* getopt takes "--conf" for --config: so must the file's loading. */
+Test(l2fwd_cli, abbreviated_config_option_reads_the_file)
+{
+	char path[512], opt[600], line[600];
+	const char *args[] = { opt, NULL };
+
+	snprintf(path, sizeof(path), "%s", l2t_path("bad.ini"));
+	l2t_write_file(path, "[sirq]\npolicy = fifo\n");
+	snprintf(opt, sizeof(opt), "--conf=%s", path);
+	snprintf(line, sizeof(line), PROG "%s: [sirq] --policy: bad value 'fifo'",
+		 path);
+	expect_refused(args, line);
+}
+
+/* "--config" as the value of --report names the report, not a file to read. */
+Test(l2fwd_cli, config_as_the_value_of_another_option_is_not_read)
+{
+	const char *args[] = { "--report", "--config", "--turbo", NULL };
+
+	expect_refused(args, PROG "bad option '--turbo'; see --help");
+}
+
 /*
  * The portmask is checked against the ports EAL found: EAL runs, but
  * l2fwd-sirq stops before starting any port or lcore, with no report.
@@ -293,6 +324,28 @@ Test(l2fwd_cli, portmask_without_any_port_is_refused)
 Test(l2fwd_cli, portmask_naming_a_missing_port_is_refused)
 {
 	expect_portmask_refused("0x7", PROG "-p 0x7: port 2 is not a port\n");
+}
+
+/*
+ * A pair that never closes: sscanf() converts both numbers and stops
+ * before %n, whose variable was used uninitialised (found by the app_cli
+ * fuzz target, tests/fuzz/corpus/app_cli/regress-portmap-unclosed-pair).
+ */
+Test(l2fwd_cli, portmap_with_an_unclosed_pair_is_refused)
+{
+	const char *args[] = { "--portmap", "(0,1", "--duration", "1", "-T",
+			       "0", NULL };
+	struct l2t_result r;
+
+	run_app(args, &r);
+	cr_expect(r.status == 2, "exit code %d, expected 2:\n%s%s", r.status,
+		  l2t_app_lines(r.out), l2t_app_lines(r.err));
+	cr_expect_str_eq(l2t_app_lines(r.err),
+			 PROG "--portmap: bad pair at '(0,1'\n",
+			 "stderr:\n%s", l2t_app_lines(r.err));
+	cr_expect(strstr(r.out, "forwards") == NULL, "forwarding started:\n%s",
+		  r.out);
+	l2t_result_free(&r);
 }
 
 /* An option of --help: name, and whether it takes a value. */

@@ -9,8 +9,10 @@
  */
 
 #include <inttypes.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <criterion/criterion.h>
 #include <criterion/parameterized.h>
@@ -37,6 +39,53 @@ suite_fini(void)
 
 TestSuite(l2fwd_run, .fini = suite_fini, .timeout = 60);
 
+/*
+ * The books of a report: what each port received was sent on its pair or
+ * counted as dropped, everything handed to the lcores' TX queues was sent
+ * or counted as refused, and every mbuf is back in its pool.
+ */
+static void
+expect_books_balance(const char *report, const char *policy, const char *mode)
+{
+	uint64_t rx[2], tx[2], runts[2], link_drops[2];
+	uint64_t lc_tx, lc_dropped;
+	unsigned int p;
+	json_t *j;
+
+	j = l2t_report_load(report);
+	for (p = 0; p < 2; p++) {
+		json_t *jp = l2t_report_port(j, p);
+
+		rx[p] = l2t_json_u64(jp, "rx");
+		tx[p] = l2t_json_u64(jp, "tx");
+		runts[p] = l2t_json_u64(jp, "runts");
+		link_drops[p] = l2t_json_u64(jp, "link_down_drops");
+	}
+	for (p = 0; p < 2; p++) {
+		cr_expect(rx[p] > 0, "--policy %s --mode %s: port %u received "
+			  "nothing", policy, mode, p);
+		cr_expect(rx[p] == tx[p ^ 1] + runts[p] + link_drops[p ^ 1],
+			  "--policy %s --mode %s: port %u rx %" PRIu64 " != port %u "
+			  "tx %" PRIu64 " + runts %" PRIu64 " + link-down drops %"
+			  PRIu64, policy, mode, p, rx[p], p ^ 1, tx[p ^ 1],
+			  runts[p], link_drops[p ^ 1]);
+	}
+	lc_tx = l2t_report_lcores_sum(j, "tx_packets");
+	lc_dropped = l2t_report_lcores_sum(j, "tx_dropped");
+	cr_expect(tx[0] + tx[1] == lc_tx + lc_dropped,
+		  "--policy %s --mode %s: ports tx %" PRIu64 " != lcore tx_packets %"
+		  PRIu64 " + tx_dropped %" PRIu64 ": packets left in TX buffers",
+		  policy, mode, tx[0] + tx[1], lc_tx, lc_dropped);
+	cr_expect(l2t_report_lcores_sum(j, "rx_packets") == rx[0] + rx[1],
+		  "--policy %s --mode %s: lcore rx_packets %" PRIu64 " != ports rx %"
+		  PRIu64, policy, mode,
+		  l2t_report_lcores_sum(j, "rx_packets"), rx[0] + rx[1]);
+	cr_expect(l2t_json_u64(j, "mbufs_in_use") == 0,
+		  "--policy %s --mode %s: mbufs_in_use %" PRIu64, policy,
+		  mode, l2t_json_u64(j, "mbufs_in_use"));
+	json_decref(j);
+}
+
 ParameterizedTestParameters(l2fwd_run, flood_stops_at_duration_and_balances)
 {
 	static struct flood_case cases[] = {
@@ -54,12 +103,8 @@ ParameterizedTest(struct flood_case *c, l2fwd_run,
 		  flood_stops_at_duration_and_balances)
 {
 	const char *report = l2t_path("report.json");
-	uint64_t rx[2], tx[2], runts[2], link_drops[2];
-	uint64_t lc_tx, lc_dropped;
 	struct l2t_result r;
 	struct l2t_argv a = { .argc = 0 };
-	unsigned int p;
-	json_t *j;
 
 	l2t_eal_args(&a, l2t_env("L2FWD_SIRQ"));
 	l2t_arg(&a, "--vdev=net_null0");
@@ -85,36 +130,71 @@ ParameterizedTest(struct flood_case *c, l2fwd_run,
 		  l2t_app_lines(r.err));
 	l2t_result_free(&r);
 
-	j = l2t_report_load(report);
-	for (p = 0; p < 2; p++) {
-		json_t *jp = l2t_report_port(j, p);
+	expect_books_balance(report, c->policy, c->mode);
+}
 
-		rx[p] = l2t_json_u64(jp, "rx");
-		tx[p] = l2t_json_u64(jp, "tx");
-		runts[p] = l2t_json_u64(jp, "runts");
-		link_drops[p] = l2t_json_u64(jp, "link_down_drops");
-	}
-	for (p = 0; p < 2; p++) {
-		cr_expect(rx[p] > 0, "--policy %s --mode %s: port %u received "
-			  "nothing", c->policy, c->mode, p);
-		cr_expect(rx[p] == tx[p ^ 1] + runts[p] + link_drops[p ^ 1],
-			  "--policy %s --mode %s: port %u rx %" PRIu64 " != port %u "
-			  "tx %" PRIu64 " + runts %" PRIu64 " + link-down drops %"
-			  PRIu64, c->policy, c->mode, p, rx[p], p ^ 1, tx[p ^ 1],
-			  runts[p], link_drops[p ^ 1]);
-	}
-	lc_tx = l2t_report_lcores_sum(j, "tx_packets");
-	lc_dropped = l2t_report_lcores_sum(j, "tx_dropped");
-	cr_expect(tx[0] + tx[1] == lc_tx + lc_dropped,
-		  "--policy %s --mode %s: ports tx %" PRIu64 " != lcore tx_packets %"
-		  PRIu64 " + tx_dropped %" PRIu64 ": packets left in TX buffers",
-		  c->policy, c->mode, tx[0] + tx[1], lc_tx, lc_dropped);
-	cr_expect(l2t_report_lcores_sum(j, "rx_packets") == rx[0] + rx[1],
-		  "--policy %s --mode %s: lcore rx_packets %" PRIu64 " != ports rx %"
-		  PRIu64, c->policy, c->mode,
-		  l2t_report_lcores_sum(j, "rx_packets"), rx[0] + rx[1]);
-	cr_expect(l2t_json_u64(j, "mbufs_in_use") == 0,
-		  "--policy %s --mode %s: mbufs_in_use %" PRIu64, c->policy,
-		  c->mode, l2t_json_u64(j, "mbufs_in_use"));
-	json_decref(j);
+/*
+ * SIGINT and SIGTERM in the middle of a flood, with the app load beside
+ * the dispatcher: a clean exit (code 0, "signal N, stopping"), a report
+ * whose books balance, every mbuf back in its pool.
+ */
+struct signal_case {
+	int sig;
+	char policy[16];
+	char mode[8];
+};
+
+/* Long enough for the flood to be under way at every lcore. */
+#define FLOOD_BEFORE_SIGNAL_MS 500
+#define SIGNAL_EXIT_DEADLINE_S 10
+
+ParameterizedTestParameters(l2fwd_run, signal_during_a_flood_exits_cleanly)
+{
+	static struct signal_case cases[] = {
+		{ SIGINT, "kicinski", "poll" }, { SIGTERM, "kicinski", "poll" },
+		{ SIGINT, "ksoftirqd", "irq" }, { SIGTERM, "threaded", "irq" },
+	};
+
+	return cr_make_param_array(struct signal_case, cases,
+				   sizeof(cases) / sizeof(cases[0]));
+}
+
+ParameterizedTest(struct signal_case *c, l2fwd_run,
+		  signal_during_a_flood_exits_cleanly)
+{
+	const char *report = l2t_path("report.json");
+	struct l2t_argv a = { .argc = 0 };
+	struct l2t_proc p = { .name = "l2fwd-sirq" };
+	char stopping[64];
+	int status;
+
+	l2t_arg(&a, "%s", l2t_env("L2T_STDBUF"));
+	l2t_arg(&a, "-oL");
+	l2t_eal_args(&a, l2t_env("L2FWD_SIRQ"));
+	l2t_arg(&a, "--vdev=net_null0");
+	l2t_arg(&a, "--vdev=net_null1");
+	l2t_arg(&a, "--");
+	l2t_arg(&a, "-T");
+	l2t_arg(&a, "0");
+	l2t_arg(&a, "--policy");
+	l2t_arg(&a, "%s", c->policy);
+	l2t_arg(&a, "--mode");
+	l2t_arg(&a, "%s", c->mode);
+	l2t_arg(&a, "--app-load");
+	l2t_arg(&a, "hold=2ms,period=10ms");
+	l2t_arg(&a, "--report");
+	l2t_arg(&a, "%s", report);
+	l2t_proc_start(&p, "l2fwd-sirq", &a);
+	l2t_proc_expect(&p, "forwards", SIGNAL_EXIT_DEADLINE_S);
+	usleep(FLOOD_BEFORE_SIGNAL_MS * 1000);
+
+	cr_assert(kill(p.pid, c->sig) == 0);
+	status = l2t_proc_wait(&p, SIGNAL_EXIT_DEADLINE_S);
+	cr_assert(status == 0, "%s: exit code %d:\n%s", strsignal(c->sig),
+		  status, l2t_app_lines(p.buf));
+	snprintf(stopping, sizeof(stopping), "signal %d, stopping", c->sig);
+	cr_expect(strstr(p.buf, stopping) != NULL, "%s: no '%s' in:\n%s",
+		  strsignal(c->sig), stopping, l2t_app_lines(p.buf));
+	l2t_proc_reap(&p);
+	expect_books_balance(report, c->policy, c->mode);
 }

@@ -299,6 +299,10 @@ Test(l2fwd_testpmd, counts_add_up_between_testpmd_and_l2fwd_over_memif)
 	/* Both testpmds stopped, l2fwd-sirq gone: they may exit. */
 	l2t_proc_send(&gen, "quit");
 	l2t_proc_send(&sink, "quit");
-	cr_expect(l2t_proc_wait(&gen, CMD_DEADLINE_S) == 0, "testpmd gen failed");
-	cr_expect(l2t_proc_wait(&sink, CMD_DEADLINE_S) == 0, "testpmd sink failed");
+	status = l2t_proc_wait(&gen, CMD_DEADLINE_S);
+	cr_expect(status == 0, "testpmd gen exited %d:\n%s", status,
+		  l2t_app_lines(gen.buf));
+	status = l2t_proc_wait(&sink, CMD_DEADLINE_S);
+	cr_expect(status == 0, "testpmd sink exited %d:\n%s", status,
+		  l2t_app_lines(sink.buf));
 }

@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+
+/* The options of l2fwd-sirq and the --portmap parser. */
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <rte_common.h>
+
+#include "l2fwd.h"
+
+#define L2(field) offsetof(struct l2fwd_opts, field)
+
+const struct app_opt l2fwd_opts_table[] = {
+	{ "portmask", 'p', "l2fwd", APP_OPT_HEX64, L2(portmask), 1, UINT64_MAX,
+	  "MASK", "hexadecimal mask of the ports to use", NULL, NULL },
+	{ "queues", 'q', "l2fwd", APP_OPT_U32, L2(queues_per_lcore), 0,
+	  L2FWD_MAX_RX_PER_LCORE, "N", "Rx queues per forwarding lcore; 0: spread over all lcores",
+	  NULL, NULL },
+	{ "rxq", 0, "l2fwd", APP_OPT_U16, L2(rxq_per_port), 1, 16, "N",
+	  "Rx queues per port (RSS), where the PMD has them", NULL, NULL },
+	{ "period", 'T', "l2fwd", APP_OPT_U32, L2(period_s), 0, 86400, "S",
+	  "statistics every S seconds, 0 to disable", NULL, NULL },
+	{ "mac-updating", 0, "l2fwd", APP_OPT_FLAG_ON, L2(mac_updating), 0, 0,
+	  NULL, "rewrite the MAC addresses (the default)", NULL, NULL },
+	{ "no-mac-updating", 0, "l2fwd", APP_OPT_FLAG_OFF, L2(mac_updating), 0,
+	  0, NULL, "forward frames unchanged", NULL, NULL },
+	{ "portmap", 0, "l2fwd", APP_OPT_STRING, L2(portmap), 0, 0, "MAP",
+	  "port pairs, e.g. \"(0,1)(2,3)\" (unset: pairs in port order)",
+	  NULL, NULL },
+};
+
+const size_t l2fwd_nb_opts = RTE_DIM(l2fwd_opts_table);
+
+void
+l2fwd_opts_defaults(struct l2fwd_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->queues_per_lcore = 0;
+	o->rxq_per_port = 1;
+	o->period_s = L2FWD_STATS_PERIOD_DEFAULT;
+	o->mac_updating = true;
+	o->portmask = 0x3;
+}
+
+int
+l2fwd_parse_portmap(const char *s, struct l2fwd_port *ports)
+{
+	unsigned int a, b;
+
+	while (*s != '\0') {
+		/* "(0,1" converts both numbers but never reaches %n. */
+		int used = -1;
+
+		if (sscanf(s, " (%u ,%u )%n", &a, &b, &used) != 2 || used < 0 ||
+		    a >= RTE_MAX_ETHPORTS || b >= RTE_MAX_ETHPORTS || a == b) {
+			fprintf(stderr, L2FWD_PROG ": --portmap: bad pair at '%s'\n", s);
+			return -EINVAL;
+		}
+		ports[a].dst = (uint16_t)b;
+		ports[b].dst = (uint16_t)a;
+		ports[a].enabled = ports[b].enabled = true;
+		s += used;
+	}
+	return 0;
+}
