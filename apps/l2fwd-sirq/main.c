@@ -14,7 +14,6 @@
 
 #include <errno.h>
 #include <inttypes.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,6 +33,7 @@
 #include <sirq.h>
 
 #include "app_load.h"
+#include "app_main.h"
 #include "app_opts.h"
 #include "app_report.h"
 #include "l2fwd.h"
@@ -66,22 +66,6 @@ static struct rte_mempool *pools[RTE_MAX_NUMA_NODES];
 static struct rte_timer control_timer;
 static uint64_t start_ns;
 static uint64_t last_stats_ns;
-static volatile sig_atomic_t report_requested;
-static volatile sig_atomic_t quit_signal;
-
-static void
-on_quit(int sig)
-{
-	quit_signal = sig;
-	sirq_lcore_stop_all();
-}
-
-static void
-on_usr1(int sig)
-{
-	RTE_SET_USED(sig);
-	report_requested = 1;
-}
 
 /* Enabled ports and their pairs, checked against what EAL found. */
 static int
@@ -348,8 +332,8 @@ control_tick(struct rte_timer *t, void *arg)
 	for (port = 0; port < RTE_MAX_ETHPORTS; port++)
 		if (ports[port].enabled)
 			update_link(port);
-	if (report_requested) {
-		report_requested = 0;
+	if (app_report_requested) {
+		app_report_requested = 0;
 		write_report();
 	}
 	if (opts.period_s != 0 &&
@@ -463,33 +447,12 @@ int
 main(int argc, char **argv)
 {
 	unsigned int i, nb_mbufs, nb_rxq = 0;
-	int dashes, ret, rc = 0;
+	int ret, rc = 0;
 	uint16_t port;
 
-	/* The application's options first: nothing starts on a bad one. */
-	for (dashes = 1; dashes < argc && strcmp(argv[dashes], "--") != 0; dashes++)
-		;
-	if (dashes < argc) {
-		argv[dashes] = argv[0];
-		ret = parse_app_args(argc - dashes, argv + dashes);
-		argv[dashes] = (char *)"--";
-	} else {
-		char *none[] = { argv[0], NULL };
-
-		ret = parse_app_args(1, none);
-	}
+	ret = app_start(PROG, argc, argv, parse_app_args);
 	if (ret != 0)
 		return ret;
-
-	ret = rte_eal_init(argc, argv);
-	if (ret < 0) {
-		fprintf(stderr, PROG ": EAL initialisation failed: %s\n",
-			rte_strerror(rte_errno));
-		return 1;
-	}
-	signal(SIGINT, on_quit);
-	signal(SIGTERM, on_quit);
-	signal(SIGUSR1, on_usr1);
 
 	if (setup_port_pairs() != 0) {
 		rte_eal_cleanup();
@@ -559,8 +522,8 @@ main(int argc, char **argv)
 	if (common.load.enabled && common.lcore.mode == SIRQ_MODE_IRQ)
 		for (i = 0; i < nb_fwd; i++)
 			app_load_stop(&fwd[i].load);
-	if (quit_signal != 0)
-		printf(PROG ": signal %d, stopping\n", (int)quit_signal);
+	if (app_quit_signal != 0)
+		printf(PROG ": signal %d, stopping\n", (int)app_quit_signal);
 	if (opts.period_s != 0)
 		print_stats();
 

@@ -14,7 +14,6 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <inttypes.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,6 +33,7 @@
 #include <sirq.h>
 
 #include "app_load.h"
+#include "app_main.h"
 #include "app_opts.h"
 #include "app_report.h"
 #include "echo_stack.h"
@@ -134,8 +134,6 @@ static struct rte_timer control_timer;
 static uint64_t start_ns;
 static uint64_t last_stats_ns;
 static uint64_t tx_nombuf;
-static volatile sig_atomic_t report_requested;
-static volatile sig_atomic_t quit_signal;
 
 /* NET_RX's view of one burst, for the stack. Handlers only. */
 static struct {
@@ -145,20 +143,6 @@ static struct {
 	uint64_t rx;
 	uint64_t rx_too_many_segs;
 } rx;
-
-static void
-on_quit(int sig)
-{
-	quit_signal = sig;
-	sirq_lcore_stop_all();
-}
-
-static void
-on_usr1(int sig)
-{
-	RTE_SET_USED(sig);
-	report_requested = 1;
-}
 
 static inline void
 count(uint64_t *c, uint64_t n)
@@ -329,8 +313,8 @@ control_tick(struct rte_timer *t, void *arg)
 
 	RTE_SET_USED(t);
 	RTE_SET_USED(arg);
-	if (report_requested) {
-		report_requested = 0;
+	if (app_report_requested) {
+		app_report_requested = 0;
 		write_report();
 	}
 	if (opts.period_s != 0 &&
@@ -495,34 +479,13 @@ int
 main(int argc, char **argv)
 {
 	unsigned int lcore_id, nb_mbufs;
-	int dashes, ret, rc = 0;
+	int ret, rc = 0;
 	bool port_started = false;
 	uint16_t mtu = RTE_ETHER_MTU;
 
-	/* The application's options first: nothing starts on a bad one. */
-	for (dashes = 1; dashes < argc && strcmp(argv[dashes], "--") != 0; dashes++)
-		;
-	if (dashes < argc) {
-		argv[dashes] = argv[0];
-		ret = parse_app_args(argc - dashes, argv + dashes);
-		argv[dashes] = (char *)"--";
-	} else {
-		char *none[] = { argv[0], NULL };
-
-		ret = parse_app_args(1, none);
-	}
+	ret = app_start(PROG, argc, argv, parse_app_args);
 	if (ret != 0)
 		return ret;
-
-	ret = rte_eal_init(argc, argv);
-	if (ret < 0) {
-		fprintf(stderr, PROG ": EAL initialisation failed: %s\n",
-			rte_strerror(rte_errno));
-		return 1;
-	}
-	signal(SIGINT, on_quit);
-	signal(SIGTERM, on_quit);
-	signal(SIGUSR1, on_usr1);
 
 	if (!rte_eth_dev_is_valid_port(ETH_PORT)) {
 		fprintf(stderr, PROG ": no ethdev port %u (give a --vdev or a NIC)\n",
@@ -570,8 +533,8 @@ main(int argc, char **argv)
 	rte_timer_stop_sync(&control_timer);
 	if (common.load.enabled && common.lcore.mode == SIRQ_MODE_IRQ)
 		app_load_stop(&load);
-	if (quit_signal != 0)
-		printf(PROG ": signal %d, stopping\n", (int)quit_signal);
+	if (app_quit_signal != 0)
+		printf(PROG ": signal %d, stopping\n", (int)app_quit_signal);
 	if (opts.period_s != 0)
 		print_stats();
 	/* Connections still open get a RST; it leaves through NET_TX. */
