@@ -190,8 +190,8 @@ run_testpmd_memif() {
 	peer_stop
 	echo "stop" >&4
 	sleep 0.2
-	testpmd_close "$log"
 	peer_quit
+	testpmd_close "$log"
 	rm -rf /var/run/dpdk/"$PREFIX"-*
 	# The memif loop sometimes wedges at start-up (the forwarder gets a
 	# few thousand packets and no more); such a run is discarded, once.

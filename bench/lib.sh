@@ -15,9 +15,10 @@
 # traffic whose rate shows how long packets wait; more: as fast as the
 # slower side goes).
 #
-# memif can crash a process whose peer leaves during traffic: stop the
-# peer's forwarding and then the forwarder before either exits
-# (peer_stop, then the forwarder, then peer_quit).
+# memif can crash a process whose peer leaves during traffic, and a
+# client that is still connected when the server exits can crash in its
+# own rte_eal_cleanup() (DPDK 22.11): stop the peer's forwarding, let the
+# peer quit, then stop the forwarder (peer_stop, peer_quit, forwarder).
 
 pid=""
 
@@ -53,7 +54,7 @@ l2fwd_memif_run() {
 	echo "   $*"
 	stdbuf -oL "$@" >"$log" 2>&1 &
 	pid=$!
-	until grep -q ' forwards ' "$log"; do
+	until grep -qs ' forwards ' "$log"; do
 		kill -0 "$pid" 2>/dev/null || fail "$tag: l2fwd-sirq exited; see $log"
 		sleep 0.05
 	done
@@ -67,10 +68,10 @@ l2fwd_memif_run() {
 	sleep "$secs"
 	report_snapshot "$report" "$OUT/$tag.end.json" "$log"
 	peer_stop
+	peer_quit
 	kill -INT "$pid"
 	wait "$pid" || rc=$?
 	pid=""
-	peer_quit
 	rm -rf /var/run/dpdk/"$PREFIX"-*
 	[ "$rc" -eq 0 ] || fail "$tag: l2fwd-sirq exited with $rc; see $log"
 }
