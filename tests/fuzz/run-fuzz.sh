@@ -11,13 +11,6 @@ shift 3
 secs=${FUZZ_SECONDS:-15}
 mkdir -p "$work/corpus" "$work/artifacts"
 
-# libFuzzer's -detect_leaks=0 covers its per-input checks; LeakSanitizer's
-# own check at exit follows ASAN_OPTIONS.
-for opt in "$@"; do
-	[ "$opt" = -detect_leaks=0 ] &&
-		export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
-done
-
 echo "fuzz: $(basename "$fuzzer") for ${secs}s from $seeds"
 # -close_fd_mask=3: the targets' own messages (usage errors) would flood
 # the log; libFuzzer and the sanitizers keep their own descriptor.
