@@ -9,7 +9,10 @@
 
 #include <sirq.h>
 
+#include "app_load.h"
 #include "app_main.h"
+
+#define NS_PER_SEC 1000000000ULL
 
 volatile sig_atomic_t app_quit_signal;
 volatile sig_atomic_t app_report_requested;
@@ -58,4 +61,21 @@ app_start(const char *prog, int argc, char **argv,
 	signal(SIGTERM, on_quit);
 	signal(SIGUSR1, on_usr1);
 	return 0;
+}
+
+void
+app_control(const struct app_common *c, uint64_t start_ns, uint32_t period_s,
+	    const uint64_t *last_stats_ns, void (*report)(void),
+	    void (*stats)(void))
+{
+	uint64_t now = app_now_ns();
+
+	if (app_report_requested) {
+		app_report_requested = 0;
+		report();
+	}
+	if (period_s != 0 && now - *last_stats_ns >= period_s * NS_PER_SEC)
+		stats();
+	if (c->duration_s != 0 && now - start_ns >= c->duration_s * NS_PER_SEC)
+		sirq_lcore_stop_all();
 }

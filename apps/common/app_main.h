@@ -12,6 +12,9 @@
  */
 
 #include <signal.h>
+#include <stdint.h>
+
+#include "app_opts.h"
 
 /* The last SIGINT or SIGTERM received, 0 if none. */
 extern volatile sig_atomic_t app_quit_signal;
@@ -26,5 +29,16 @@ extern volatile sig_atomic_t app_report_requested;
  */
 int app_start(const char *prog, int argc, char **argv,
 	      int (*parse)(int argc, char **argv));
+
+/*
+ * What the control timer of an application does every period: write the
+ * report SIGUSR1 asked for (@report), print the statistics line (@stats)
+ * when @period_s seconds (0: never) have passed since *@last_stats_ns,
+ * and stop every dispatcher once --duration has passed since @start_ns.
+ * @stats sets *@last_stats_ns.
+ */
+void app_control(const struct app_common *c, uint64_t start_ns,
+		 uint32_t period_s, const uint64_t *last_stats_ns,
+		 void (*report)(void), void (*stats)(void));
 
 #endif /* SIRQ_APP_MAIN_H */

@@ -309,20 +309,10 @@ write_report(void)
 static void
 control_tick(struct rte_timer *t, void *arg)
 {
-	uint64_t now = app_now_ns();
-
 	RTE_SET_USED(t);
 	RTE_SET_USED(arg);
-	if (app_report_requested) {
-		app_report_requested = 0;
-		write_report();
-	}
-	if (opts.period_s != 0 &&
-	    now - last_stats_ns >= (uint64_t)opts.period_s * 1000000000ULL)
-		print_stats();
-	if (common.duration_s != 0 &&
-	    now - start_ns >= (uint64_t)common.duration_s * 1000000000ULL)
-		sirq_lcore_stop_all();
+	app_control(&common, start_ns, opts.period_s, &last_stats_ns,
+		    write_report, print_stats);
 }
 
 static void
