@@ -57,6 +57,7 @@ struct echo_stats {
 	uint64_t frames_in;
 	uint64_t frames_runt;		/* shorter than an Ethernet header */
 	uint64_t frames_oversize;	/* longer than mtu + link header */
+	uint64_t frames_filtered;	/* not ARP or IPv4, or from/to 127/8 or from us */
 	uint64_t rx_nomem;		/* no pbuf for a frame */
 	uint64_t frames_out;
 	uint64_t tx_errors;		/* the xmit callback refused */

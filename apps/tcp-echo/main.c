@@ -262,6 +262,7 @@ echo_json(FILE *f, const void *arg)
 		", \"bytes_in\": %" PRIu64 ", \"bytes_echoed\": %" PRIu64
 		", \"frames_in\": %" PRIu64 ", \"frames_out\": %" PRIu64
 		", \"frames_runt\": %" PRIu64 ", \"frames_oversize\": %" PRIu64
+		", \"frames_filtered\": %" PRIu64
 		", \"frames_too_many_segs\": %" PRIu64
 		", \"rx_nomem\": %" PRIu64 ", \"tx_errors\": %" PRIu64
 		", \"tx_nombuf\": %" PRIu64 ", \"tsq_throttled\": %" PRIu64
@@ -270,6 +271,7 @@ echo_json(FILE *f, const void *arg)
 		echo_stack_active_conns(), st.conns_accepted, st.conns_closed,
 		st.conns_reset, st.conns_refused, st.bytes_in, st.bytes_echoed,
 		st.frames_in, st.frames_out, st.frames_runt, st.frames_oversize,
+		st.frames_filtered,
 		__atomic_load_n(&rx.rx_too_many_segs, __ATOMIC_RELAXED),
 		st.rx_nomem, st.tx_errors,
 		__atomic_load_n(&tx_nombuf, __ATOMIC_RELAXED), st.tsq_throttled,

@@ -56,6 +56,8 @@
 #define CLIENT_TIMEOUT_S "20"
 /* The malformed-input test. */
 #define RANDOM_FRAMES 2000
+#define MARTIAN_FRAMES 64		/* IPv6, from us, from/to loopback */
+#define ETHERTYPE_IPV6_NUM 0x86dd
 #define FRAME_MAX 1514
 
 struct env {
@@ -672,9 +674,50 @@ send_malformed(struct injector *in)
 	}
 }
 
+/*
+ * Frames the server must drop before lwIP: IPv6 (ff02::1 reaches Debian's
+ * IPv6-enabled lwIP), and ICMP echo requests from the server's own
+ * address or from or to 127/8, which lwIP would answer through its
+ * loopback queue. Returns how many were injected.
+ */
+static size_t
+send_martians(struct injector *in)
+{
+	uint8_t f[FRAME_MAX];
+	struct iphdr *ip;
+	size_t i, n = 0;
+	char a[32];
+
+	for (i = 0; i < MARTIAN_FRAMES; i++) {
+		eth(f, i % 4 == 0 ? ETHERTYPE_IPV6_NUM : ETHERTYPE_IP);
+		ip = ipv4(f, IPPROTO_ICMP, 8, CLIENT_HOST);
+		switch (i % 4) {
+		case 1:
+			ip_of(SERVER_HOST, a, sizeof(a));
+			inet_pton(AF_INET, a, &ip->saddr);
+			break;
+		case 2:
+			inet_pton(AF_INET, "127.0.0.1", &ip->saddr);
+			break;
+		case 3:
+			inet_pton(AF_INET, "127.0.0.1", &ip->daddr);
+			break;
+		default:
+			break;
+		}
+		((uint8_t *)(ip + 1))[0] = ICMP_ECHO;
+		ip->check = 0;
+		ip->check = csum(ip, sizeof(*ip));
+		inject(in, f, ETH_HLEN + sizeof(*ip) + 8);
+		n++;
+	}
+	return n;
+}
+
 Test(tcpecho, survives_malformed_frames_and_keeps_echoing)
 {
 	struct injector in = { .to = { .sll_family = AF_PACKET } };
+	size_t martians;
 	json_t *c, *r;
 
 	rng_state = (uint64_t)getpid();
@@ -687,6 +730,7 @@ Test(tcpecho, survives_malformed_frames_and_keeps_echoing)
 	memcpy(in.to.sll_addr, env.server_mac, ETH_ALEN);
 
 	send_malformed(&in);
+	martians = send_martians(&in);
 	close(in.fd);
 	cr_assert_gt(in.sent, RANDOM_FRAMES, "frames were injected");
 	cr_assert(server_alive(), "tcp-echo died on malformed input; log %s",
@@ -698,6 +742,8 @@ Test(tcpecho, survives_malformed_frames_and_keeps_echoing)
 	cr_assert(ping_server(), "no ping reply after the malformed frames");
 	r = stop_and_report();
 	cr_expect_gt(u64(json_object_get(r, "echo"), "frames_in"), RANDOM_FRAMES);
+	cr_expect_geq(u64(json_object_get(r, "echo"), "frames_filtered"),
+		      martians, "IPv6 and loopback/self-sourced frames dropped");
 	json_decref(c);
 	json_decref(r);
 }
