@@ -74,48 +74,18 @@ in_handler_context(const struct sirq_lcore *lc)
 	return sirq_exec_lock_is_mine(lc->cpu);
 }
 
-static int
-txq_enqueue(struct sirq_lcore *lc, struct sirq_txq *q, struct rte_mbuf *m)
+/*
+ * Buffer @n packets, handing every full buffer to the PMD on the way.
+ * A non-empty buffer always has NET_TX pending (it flushes the rest), so
+ * the raise is needed only when packets stay in a buffer that was empty.
+ */
+static void
+txq_enqueue(struct sirq_lcore *lc, struct sirq_txq *q,
+	    struct rte_mbuf *const *pkts, uint16_t n)
 {
-	if (q->nb_buffered == 0)
-		sirq_raise_irqoff(lc->cpu, SIRQ_NET_TX);
-	q->buffer[q->nb_buffered++] = m;
-	if (q->nb_buffered == SIRQ_TX_BURST)
-		txq_flush(lc, q);
-	return 0;
-}
-
-int
-sirq_tx(struct sirq_lcore *lc, unsigned int txq, struct rte_mbuf *m)
-{
-	if (unlikely(txq >= lc->nb_txq || m == NULL))
-		return -EINVAL;
-	if (unlikely(!in_handler_context(lc)))
-		return -EPERM;
-	return txq_enqueue(lc, lc->txq[txq], m);
-}
-
-static inline uint32_t
-inflight_count(const struct sirq_txq *q)
-{
-	return __atomic_load_n(&q->inflight_tail, __ATOMIC_ACQUIRE) -
-		__atomic_load_n(&q->inflight_head, __ATOMIC_ACQUIRE);
-}
-
-int
-sirq_tx_burst(struct sirq_lcore *lc, unsigned int txq, struct rte_mbuf **pkts,
-	      uint16_t n)
-{
-	struct sirq_txq *q;
+	bool was_empty = q->nb_buffered == 0;
 	uint16_t done = 0, room;
 
-	if (unlikely(txq >= lc->nb_txq || (pkts == NULL && n != 0)))
-		return -EINVAL;
-	if (unlikely(!in_handler_context(lc)))
-		return -EPERM;
-	if (n == 0)
-		return 0;
-	q = lc->txq[txq];
 	while (done < n) {
 		room = RTE_MIN((uint16_t)(SIRQ_TX_BURST - q->nb_buffered),
 			       (uint16_t)(n - done));
@@ -126,10 +96,38 @@ sirq_tx_burst(struct sirq_lcore *lc, unsigned int txq, struct rte_mbuf **pkts,
 		if (q->nb_buffered == SIRQ_TX_BURST)
 			txq_flush(lc, q);
 	}
-	/* NET_TX flushes what did not fill a buffer. */
-	if (q->nb_buffered != 0)
+	if (was_empty && q->nb_buffered != 0)
 		sirq_raise_irqoff(lc->cpu, SIRQ_NET_TX);
+}
+
+int
+sirq_tx(struct sirq_lcore *lc, unsigned int txq, struct rte_mbuf *m)
+{
+	if (unlikely(txq >= lc->nb_txq || m == NULL))
+		return -EINVAL;
+	if (unlikely(!in_handler_context(lc)))
+		return -EPERM;
+	txq_enqueue(lc, lc->txq[txq], &m, 1);
+	return 0;
+}
+
+int
+sirq_tx_burst(struct sirq_lcore *lc, unsigned int txq, struct rte_mbuf **pkts,
+	      uint16_t n)
+{
+	if (unlikely(txq >= lc->nb_txq || (pkts == NULL && n != 0)))
+		return -EINVAL;
+	if (unlikely(!in_handler_context(lc)))
+		return -EPERM;
+	txq_enqueue(lc, lc->txq[txq], pkts, n);
 	return n;
+}
+
+static inline uint32_t
+inflight_count(const struct sirq_txq *q)
+{
+	return __atomic_load_n(&q->inflight_tail, __ATOMIC_ACQUIRE) -
+		__atomic_load_n(&q->inflight_head, __ATOMIC_ACQUIRE);
 }
 
 int
@@ -157,7 +155,8 @@ sirq_tx_tracked(struct sirq_lcore *lc, unsigned int txq, struct rte_mbuf *m,
 	t->inflight_bytes += f->len;
 	__atomic_store_n(&q->inflight_tail, q->inflight_tail + 1,
 			 __ATOMIC_RELEASE);
-	return txq_enqueue(lc, q, m);
+	txq_enqueue(lc, q, &m, 1);
+	return 0;
 }
 
 /*
