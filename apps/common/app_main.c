@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -31,6 +32,17 @@ on_usr1(int sig)
 	app_report_requested = 1;
 }
 
+static int
+on_signal(int sig, void (*handler)(int))
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = handler;
+	sigemptyset(&sa.sa_mask);
+	return sigaction(sig, &sa, NULL);
+}
+
 int
 app_start(const char *prog, int argc, char **argv,
 	  int (*parse)(int argc, char **argv))
@@ -57,16 +69,19 @@ app_start(const char *prog, int argc, char **argv,
 			rte_strerror(rte_errno));
 		return 1;
 	}
-	signal(SIGINT, on_quit);
-	signal(SIGTERM, on_quit);
-	signal(SIGUSR1, on_usr1);
+	/* sigaction, not signal(): no SA_RESETHAND whatever the libc. */
+	if (on_signal(SIGINT, on_quit) != 0 || on_signal(SIGTERM, on_quit) != 0 ||
+	    on_signal(SIGUSR1, on_usr1) != 0) {
+		fprintf(stderr, "%s: sigaction: %s\n", prog, strerror(errno));
+		rte_eal_cleanup();
+		return 1;
+	}
 	return 0;
 }
 
 void
 app_control(const struct app_common *c, uint64_t start_ns, uint32_t period_s,
-	    const uint64_t *last_stats_ns, void (*report)(void),
-	    void (*stats)(void))
+	    uint64_t last_stats_ns, void (*report)(void), void (*stats)(void))
 {
 	uint64_t now = app_now_ns();
 
@@ -74,7 +89,7 @@ app_control(const struct app_common *c, uint64_t start_ns, uint32_t period_s,
 		app_report_requested = 0;
 		report();
 	}
-	if (period_s != 0 && now - *last_stats_ns >= period_s * NS_PER_SEC)
+	if (period_s != 0 && now - last_stats_ns >= period_s * NS_PER_SEC)
 		stats();
 	if (c->duration_s != 0 && now - start_ns >= c->duration_s * NS_PER_SEC)
 		sirq_lcore_stop_all();

@@ -33,12 +33,11 @@ int app_start(const char *prog, int argc, char **argv,
 /*
  * What the control timer of an application does every period: write the
  * report SIGUSR1 asked for (@report), print the statistics line (@stats)
- * when @period_s seconds (0: never) have passed since *@last_stats_ns,
+ * when @period_s seconds (0: never) have passed since @last_stats_ns,
  * and stop every dispatcher once --duration has passed since @start_ns.
- * @stats sets *@last_stats_ns.
  */
 void app_control(const struct app_common *c, uint64_t start_ns,
-		 uint32_t period_s, const uint64_t *last_stats_ns,
+		 uint32_t period_s, uint64_t last_stats_ns,
 		 void (*report)(void), void (*stats)(void));
 
 #endif /* SIRQ_APP_MAIN_H */

@@ -330,7 +330,7 @@ control_tick(struct rte_timer *t, void *arg)
 	for (port = 0; port < RTE_MAX_ETHPORTS; port++)
 		if (ports[port].enabled)
 			update_link(port);
-	app_control(&common, start_ns, opts.period_s, &last_stats_ns,
+	app_control(&common, start_ns, opts.period_s, last_stats_ns,
 		    write_report, print_stats);
 }
 

@@ -313,7 +313,7 @@ control_tick(struct rte_timer *t, void *arg)
 {
 	RTE_SET_USED(t);
 	RTE_SET_USED(arg);
-	app_control(&common, start_ns, opts.period_s, &last_stats_ns,
+	app_control(&common, start_ns, opts.period_s, last_stats_ns,
 		    write_report, print_stats);
 }
 
