@@ -226,7 +226,7 @@ conn_release(struct echo_conn *c)
 	c->backlog_off = 0;
 	c->pcb = NULL;
 	c->peer_closed = false;
-	stack.nb_active--;
+	__atomic_fetch_sub(&stack.nb_active, 1, __ATOMIC_RELAXED);
 }
 
 /* Bytes that can leave now: send window, then the TSQ limit. */
@@ -436,7 +436,7 @@ on_accept(void *arg, struct tcp_pcb *pcb, err_t err)
 	c->remote_port = pcb->remote_port;
 	c->peer_closed = false;
 	hash_add(c);
-	stack.nb_active++;
+	__atomic_fetch_add(&stack.nb_active, 1, __ATOMIC_RELAXED);
 	count(&stack.st.conns_accepted, 1);
 	/* Echo is request/response: Nagle would wait for the client's ACK. */
 	tcp_nagle_disable(pcb);
@@ -471,8 +471,10 @@ echo_stack_init(const struct echo_stack_conf *conf)
 		c->tsq.tasklet = &c->tasklet;
 	}
 
-	if (sys_mutex_new(&lock_tcpip_core) != ERR_OK)
-		return -ENOMEM;
+	if (sys_mutex_new(&lock_tcpip_core) != ERR_OK) {
+		ret = -ENOMEM;
+		goto free_conns;
+	}
 	LOCK_TCPIP_CORE();
 	lwip_init();
 	ip4_addr_set_u32(&ip, conf->ip);
@@ -507,6 +509,12 @@ echo_stack_init(const struct echo_stack_conf *conf)
 	stack.up = true;
 out:
 	UNLOCK_TCPIP_CORE();
+	if (ret == 0)
+		return 0;
+	/* lwIP stays initialised: it has no teardown; the caller exits. */
+free_conns:
+	free(stack.conns);
+	stack.conns = NULL;
 	return ret;
 }
 

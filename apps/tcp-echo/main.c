@@ -389,6 +389,9 @@ port_init(uint16_t port, unsigned int nb_mbufs, uint16_t *mtu)
 		return ret;
 	if (rte_eth_dev_get_mtu(port, mtu) != 0)
 		*mtu = RTE_ETHER_MTU;
+	/* Every frame lwIP sends is copied into one mbuf of the pool. */
+	if (*mtu > RTE_MBUF_DEFAULT_DATAROOM - ECHO_LINK_HLEN_MAX)
+		*mtu = RTE_MBUF_DEFAULT_DATAROOM - ECHO_LINK_HLEN_MAX;
 	return 0;
 }
 
