@@ -13,6 +13,7 @@
 #include <rte_lcore.h>
 
 #include "app_load.h"
+#include "app_random.h"
 #include "app_opts.h"
 
 #define NS_PER_US UINT64_C(1000)
@@ -149,23 +150,12 @@ thread_cpu_ns(void)
 	return (uint64_t)ts.tv_sec * NS_PER_SEC + (uint64_t)ts.tv_nsec;
 }
 
-/* splitmix64: a fixed seed gives the same schedule on every run. */
-static uint64_t
-next_random(uint64_t *state)
-{
-	uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
-
 static uint64_t
 next_gap(struct app_load *l)
 {
 	if (!l->spec.random)
 		return l->spec.period_ns;
-	return next_random(&l->rng) % (2 * l->spec.period_ns + 1);
+	return app_random(&l->rng) % (2 * l->spec.period_ns + 1);
 }
 
 /* Per thread: the irq-mode load threads would race on a shared one. */
@@ -262,7 +252,7 @@ load_thread(void *arg)
 	while (!__atomic_load_n(&l->stop, __ATOMIC_RELAXED)) {
 		struct timespec ts;
 		uint64_t gap = l->spec.random ?
-			next_random(&rng) % (2 * l->spec.period_ns + 1) :
+			app_random(&rng) % (2 * l->spec.period_ns + 1) :
 			l->spec.period_ns;
 
 		next += gap;

@@ -32,6 +32,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "app_random.h"
+
 #define PROG "tcp-echo-client"
 #define EXIT_USAGE 2
 #define IO_CHUNK 65536
@@ -84,29 +86,18 @@ now_ns(void)
 	return (uint64_t)ts.tv_sec * NS_PER_S + (uint64_t)ts.tv_nsec;
 }
 
-/* splitmix64: reproducible sizes and payloads from --seed. */
-static uint64_t
-rnd(uint64_t *s)
-{
-	uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
-
 static void
 fill(uint64_t *s, uint8_t *buf, size_t len)
 {
 	size_t i;
 
 	for (i = 0; i + 8 <= len; i += 8) {
-		uint64_t v = rnd(s);
+		uint64_t v = app_random(s);
 
 		memcpy(buf + i, &v, 8);
 	}
 	for (; i < len; i++)
-		buf[i] = (uint8_t)rnd(s);
+		buf[i] = (uint8_t)app_random(s);
 }
 
 /* TCP counters of this namespace. */
@@ -244,7 +235,7 @@ next_message(int ep, struct conn *c, uint64_t now, uint64_t end_ns)
 		want(ep, c, EPOLLIN);
 		return;
 	}
-	c->size = o.min_size + (uint32_t)(rnd(&c->rng) %
+	c->size = o.min_size + (uint32_t)(app_random(&c->rng) %
 					  (o.max_size - o.min_size + 1));
 	fill(&c->rng, c->msg, c->size);
 	c->sent = c->recvd = 0;
