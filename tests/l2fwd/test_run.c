@@ -40,6 +40,28 @@ suite_fini(void)
 TestSuite(l2fwd_run, .fini = suite_fini, .timeout = 60);
 
 /*
+ * l2fwd-sirq on two net_null ports (a flood without end) under @policy and
+ * @mode, its report to @report; the caller adds its own options.
+ */
+static void
+flood_args(struct l2t_argv *a, const char *policy, const char *mode,
+	   const char *report)
+{
+	l2t_eal_args(a, l2t_env("L2FWD_SIRQ"));
+	l2t_arg(a, "--vdev=net_null0");
+	l2t_arg(a, "--vdev=net_null1");
+	l2t_arg(a, "--");
+	l2t_arg(a, "-T");
+	l2t_arg(a, "0");
+	l2t_arg(a, "--policy");
+	l2t_arg(a, "%s", policy);
+	l2t_arg(a, "--mode");
+	l2t_arg(a, "%s", mode);
+	l2t_arg(a, "--report");
+	l2t_arg(a, "%s", report);
+}
+
+/*
  * The books of a report: what each port received was sent on its pair or
  * counted as dropped, everything handed to the lcores' TX queues was sent
  * or counted as refused, and every mbuf is back in its pool.
@@ -106,20 +128,9 @@ ParameterizedTest(struct flood_case *c, l2fwd_run,
 	struct l2t_result r;
 	struct l2t_argv a = { .argc = 0 };
 
-	l2t_eal_args(&a, l2t_env("L2FWD_SIRQ"));
-	l2t_arg(&a, "--vdev=net_null0");
-	l2t_arg(&a, "--vdev=net_null1");
-	l2t_arg(&a, "--");
+	flood_args(&a, c->policy, c->mode, report);
 	l2t_arg(&a, "--duration");
 	l2t_arg(&a, "1");
-	l2t_arg(&a, "-T");
-	l2t_arg(&a, "0");
-	l2t_arg(&a, "--policy");
-	l2t_arg(&a, "%s", c->policy);
-	l2t_arg(&a, "--mode");
-	l2t_arg(&a, "%s", c->mode);
-	l2t_arg(&a, "--report");
-	l2t_arg(&a, "%s", report);
 	l2t_run_for(&a, STOP_DEADLINE_S, &r);
 	/* Stopped by our SIGINT, it still reports: judge the books too. */
 	cr_expect(!r.timed_out, "--policy %s --mode %s: --duration 1 did not "
@@ -170,20 +181,9 @@ ParameterizedTest(struct signal_case *c, l2fwd_run,
 
 	l2t_arg(&a, "%s", l2t_env("L2T_STDBUF"));
 	l2t_arg(&a, "-oL");
-	l2t_eal_args(&a, l2t_env("L2FWD_SIRQ"));
-	l2t_arg(&a, "--vdev=net_null0");
-	l2t_arg(&a, "--vdev=net_null1");
-	l2t_arg(&a, "--");
-	l2t_arg(&a, "-T");
-	l2t_arg(&a, "0");
-	l2t_arg(&a, "--policy");
-	l2t_arg(&a, "%s", c->policy);
-	l2t_arg(&a, "--mode");
-	l2t_arg(&a, "%s", c->mode);
+	flood_args(&a, c->policy, c->mode, report);
 	l2t_arg(&a, "--app-load");
 	l2t_arg(&a, "hold=2ms,period=10ms");
-	l2t_arg(&a, "--report");
-	l2t_arg(&a, "%s", report);
 	l2t_proc_start(&p, "l2fwd-sirq", &a);
 	l2t_proc_expect(&p, "forwards", SIGNAL_EXIT_DEADLINE_S);
 	usleep(FLOOD_BEFORE_SIGNAL_MS * 1000);
