@@ -399,7 +399,6 @@ Test(api, null_arguments_are_refused_where_the_api_checks_them)
 	cr_assert(eq(int, sirq_params_check(NULL), -EINVAL));
 	cr_assert(eq(int, sirq_register(NULL, VEC_APP0, never_called, NULL,
 					NULL), -EINVAL));
-	cr_assert(eq(int, sirq_set_inline_only(NULL, VEC_APP0, true), -EINVAL));
 	cr_assert(eq(ptr, (void *)sirq_vector_name(NULL, 0), NULL));
 	cr_assert(eq(int, sirq_policy_from_name(NULL), -EINVAL));
 	sirq_cpu_free(NULL);

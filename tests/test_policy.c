@@ -612,139 +612,112 @@ Test(no_worker, every_policy_runs_leftovers_inline_on_the_next_irq_exit)
 	}
 }
 
-/* Inline-only vectors (sirq_set_inline_only): never left to the worker */
+/* No vector escapes the policy: TIMER waits for a runnable worker too */
 
-Test(inline_only, pending_inline_only_vector_runs_the_loop_inline_under_ksoftirqd)
+Test(no_escape, timer_is_left_to_a_runnable_worker_under_ksoftirqd)
 {
 	struct harness h;
-	struct probe *timer, *rx;
+	struct probe *timer;
 
 	harness_init(&h, SIRQ_POLICY_KSOFTIRQD);
 	timer = probe_register(&h, SIRQ_TIMER);
-	rx = probe_register(&h, SIRQ_NET_RX);
-	cr_assert(eq(int, sirq_set_inline_only(h.cpu, SIRQ_TIMER, true), 0));
 	sirq_worker_wakeup(h.cpu);
 
-	sirq_raise(h.cpu, SIRQ_NET_RX);
-	cr_assert(eq(int, sirq_irq_exit(h.cpu), SIRQ_IRQ_EXIT_DEFERRED));
 	sirq_raise(h.cpu, SIRQ_TIMER);
-	cr_assert(eq(int, sirq_irq_exit(h.cpu), SIRQ_IRQ_EXIT_RAN));
+	cr_assert(eq(int, sirq_irq_exit(h.cpu), SIRQ_IRQ_EXIT_DEFERRED));
+	cr_assert(eq(uint, timer->runs, 0));
+	cr_assert(eq(uint, worker_run_until_sleep(&h, 10), 1));
 	cr_assert(eq(uint, timer->runs, 1));
+	cr_assert(eq(u64, stats(&h)->runs[SIRQ_TIMER][SIRQ_CTX_WORKER], 1));
+	harness_fini(&h);
+}
+
+/* sirq_irq_enter(): the "hardirq" holds the execution lock */
+
+Test(irq_enter, holds_the_lock_until_irq_exit_so_the_worker_waits)
+{
+	struct harness h;
+	struct probe *rx;
+
+	harness_init(&h, SIRQ_POLICY_MAINLINE);
+	rx = probe_register(&h, SIRQ_NET_RX);
+	sirq_worker_wakeup(h.cpu);
+
+	cr_assert(sirq_irq_enter(h.cpu));
+	sirq_raise_irqoff(h.cpu, SIRQ_NET_RX);
+	cr_assert(eq(int, sirq_worker_run(h.cpu), SIRQ_WORKER_BUSY));
+	cr_assert(eq(uint, rx->runs, 0));
+	cr_assert(eq(int, sirq_irq_exit(h.cpu), SIRQ_IRQ_EXIT_RAN));
 	cr_assert(eq(uint, rx->runs, 1));
 	cr_assert(eq(u64, stats(&h)->runs[SIRQ_NET_RX][SIRQ_CTX_INLINE], 1));
+	/* Released: the worker gets the lock, finds nothing, sleeps. */
+	cr_assert(eq(int, sirq_worker_run(h.cpu), SIRQ_WORKER_SLEEP));
 	harness_fini(&h);
 }
 
-Test(inline_only, worker_leaves_inline_only_vectors_pending_and_goes_idle)
+Test(irq_enter, with_nothing_pending_irq_exit_only_releases_the_lock)
 {
 	struct harness h;
-	struct probe *timer, *rx;
 
-	harness_init(&h, SIRQ_POLICY_KSOFTIRQD);
-	timer = probe_register(&h, SIRQ_TIMER);
-	rx = probe_register(&h, SIRQ_NET_RX);
-	sirq_set_inline_only(h.cpu, SIRQ_TIMER, true);
-	sirq_worker_wakeup(h.cpu);
-	sirq_raise(h.cpu, SIRQ_TIMER);
-	sirq_raise(h.cpu, SIRQ_NET_RX);
-
-	cr_assert(eq(uint, worker_run_until_sleep(&h, 10), 1));
-	cr_assert(eq(uint, rx->runs, 1));
-	cr_assert(eq(uint, timer->runs, 0));
-	cr_assert(eq(u32, sirq_pending(h.cpu), SIRQ_BIT(SIRQ_TIMER)));
-	cr_assert(eq(int, sirq_worker_state(h.cpu), SIRQ_WORKER_IDLE));
-	cr_assert(eq(u64, stats(&h)->pass_exit[SIRQ_EXIT_DRAINED][SIRQ_CTX_WORKER], 1));
-
-	cr_assert(eq(int, sirq_irq_exit(h.cpu), SIRQ_IRQ_EXIT_RAN));
-	cr_assert(eq(uint, timer->runs, 1));
-	cr_assert(eq(u64, stats(&h)->runs[SIRQ_TIMER][SIRQ_CTX_INLINE], 1));
+	harness_init(&h, SIRQ_POLICY_KICINSKI);
+	cr_assert(sirq_irq_enter(h.cpu));
+	cr_assert(eq(int, sirq_irq_exit(h.cpu), SIRQ_IRQ_EXIT_IDLE));
+	sirq_bh_disable(h.cpu);		/* would wait forever if still held */
+	cr_assert(eq(int, sirq_bh_enable(h.cpu), 0));
 	harness_fini(&h);
 }
-
-Test(inline_only, threaded_policy_runs_inline_only_vectors_on_the_dispatcher)
-{
-	struct harness h;
-	struct probe *timer;
-
-	harness_init(&h, SIRQ_POLICY_THREADED);
-	timer = probe_register(&h, SIRQ_TIMER);
-	sirq_set_inline_only(h.cpu, SIRQ_TIMER, true);
-
-	sirq_raise(h.cpu, SIRQ_TIMER);
-	cr_assert(eq(int, sirq_irq_exit(h.cpu), SIRQ_IRQ_EXIT_RAN));
-	cr_assert(eq(uint, timer->runs, 1));
-	cr_assert(eq(uint, h.wakes, 0));
-	harness_fini(&h);
-}
-
-Test(inline_only, cleared_flag_lets_the_policy_defer_again)
-{
-	struct harness h;
-	struct probe *timer;
-
-	harness_init(&h, SIRQ_POLICY_THREADED);
-	timer = probe_register(&h, SIRQ_TIMER);
-	sirq_set_inline_only(h.cpu, SIRQ_TIMER, true);
-	sirq_set_inline_only(h.cpu, SIRQ_TIMER, false);
-
-	sirq_raise(h.cpu, SIRQ_TIMER);
-	cr_assert(eq(int, sirq_irq_exit(h.cpu), SIRQ_IRQ_EXIT_DEFERRED));
-	cr_assert(eq(uint, timer->runs, 0));
-	harness_fini(&h);
-}
-
-struct enabler {
-	struct sirq_cpu *cpu;
-	int ret;
-};
 
 static void *
-disable_raise_both_enable(void *arg)
+hold_bh_until_released(void *arg)
 {
-	struct enabler *e = arg;
+	struct sirq_cpu **cpu = arg;
+	struct sirq_cpu *c = *cpu;
 
-	sirq_bh_disable(e->cpu);
-	sirq_raise(e->cpu, SIRQ_TIMER);
-	sirq_raise(e->cpu, SIRQ_NET_RX);
-	e->ret = sirq_bh_enable(e->cpu);
+	sirq_bh_disable(c);
+	__atomic_store_n(cpu, NULL, __ATOMIC_RELEASE);
+	while (__atomic_load_n(cpu, __ATOMIC_ACQUIRE) == NULL)
+		sched_yield();
+	sirq_bh_enable(c);
 	return NULL;
 }
 
-Test(inline_only, bh_enable_on_another_thread_leaves_them_for_the_dispatcher)
+Test(irq_enter, fails_and_counts_lock_busy_while_another_thread_holds_it)
 {
 	struct harness h;
-	struct probe *timer, *rx;
-	struct enabler e = { .ret = -1 };
+	struct sirq_cpu *handoff;
 	pthread_t thr;
 
-	harness_init(&h, SIRQ_POLICY_MAINLINE);
-	timer = probe_register(&h, SIRQ_TIMER);
-	rx = probe_register(&h, SIRQ_NET_RX);
-	sirq_set_inline_only(h.cpu, SIRQ_TIMER, true);
+	harness_init(&h, SIRQ_POLICY_KICINSKI);
+	handoff = h.cpu;
+	cr_assert(eq(int, pthread_create(&thr, NULL, hold_bh_until_released,
+					 &handoff), 0));
+	while (__atomic_load_n(&handoff, __ATOMIC_ACQUIRE) != NULL)
+		sched_yield();
 
-	/* This thread becomes the dispatcher by calling sirq_irq_exit(). */
-	sirq_raise(h.cpu, SIRQ_NET_RX);
-	cr_assert(eq(int, sirq_irq_exit(h.cpu), SIRQ_IRQ_EXIT_RAN));
+	cr_assert(not(sirq_irq_enter(h.cpu)));
+	cr_assert(eq(u64, stats(&h)->lock_busy, 1));
 
-	e.cpu = h.cpu;
-	cr_assert(eq(int, pthread_create(&thr, NULL, disable_raise_both_enable, &e), 0));
+	__atomic_store_n(&handoff, h.cpu, __ATOMIC_RELEASE);
 	cr_assert(eq(int, pthread_join(thr, NULL), 0));
-	cr_assert(eq(int, e.ret, 0));
-	cr_assert(eq(uint, rx->runs, 2));
-	cr_assert(eq(uint, timer->runs, 0));
-	cr_assert(eq(u32, sirq_pending(h.cpu), SIRQ_BIT(SIRQ_TIMER)));
-
-	cr_assert(eq(int, sirq_irq_exit(h.cpu), SIRQ_IRQ_EXIT_RAN));
-	cr_assert(eq(uint, timer->runs, 1));
+	cr_assert(sirq_irq_enter(h.cpu));
+	cr_assert(eq(int, sirq_irq_exit(h.cpu), SIRQ_IRQ_EXIT_IDLE));
 	harness_fini(&h);
 }
 
-Test(inline_only, vector_32_is_rejected_with_einval)
+Test(irq_enter, with_bottom_halves_off_on_this_thread_leaves_work_to_bh_enable)
 {
 	struct harness h;
+	struct probe *rx;
 
-	harness_init(&h, SIRQ_POLICY_THREADED);
-	cr_assert(eq(int, sirq_set_inline_only(h.cpu, SIRQ_MAX_VECTORS, true), -EINVAL));
+	harness_init(&h, SIRQ_POLICY_MAINLINE);
+	rx = probe_register(&h, SIRQ_NET_RX);
+	sirq_bh_disable(h.cpu);
+	cr_assert(sirq_irq_enter(h.cpu));
+	sirq_raise_irqoff(h.cpu, SIRQ_NET_RX);
+	cr_assert(eq(int, sirq_irq_exit(h.cpu), SIRQ_IRQ_EXIT_BH_DISABLED));
+	cr_assert(eq(uint, rx->runs, 0));
+	cr_assert(eq(int, sirq_bh_enable(h.cpu), 0));
+	cr_assert(eq(uint, rx->runs, 1));
 	harness_fini(&h);
 }
 

@@ -320,20 +320,6 @@ int sirq_register(struct sirq_cpu *cpu, unsigned int vec,
 		  sirq_handler_t handler, void *arg, const char *name);
 
 /**
- * Keep a vector on the dispatcher: the worker never runs it, and while it
- * is pending the dispatcher runs the loop itself whatever the policy says
- * (as for expedited vectors).
- *
- * For handlers bound to the dispatcher thread's identity, such as DPDK's
- * per-lcore rte_timer lists. The dispatcher is the thread that calls
- * sirq_irq_exit(); a sirq_bh_enable() on another thread leaves these
- * vectors pending for it. Set before the dispatcher starts.
- *
- * @return 0, or -EINVAL if @p vec >= SIRQ_MAX_VECTORS.
- */
-int sirq_set_inline_only(struct sirq_cpu *cpu, unsigned int vec, bool on);
-
-/**
  * Mark a vector pending (raise_softirq()). Safe from any thread.
  *
  * The time of the first raise since the vector last ran is kept for the
@@ -369,10 +355,28 @@ void sirq_set_need_resched(struct sirq_cpu *cpu, bool want_cpu);
 bool sirq_need_resched(const struct sirq_cpu *cpu);
 
 /**
+ * The dispatcher's irq_enter(): take the CPU's execution lock for the
+ * "hardirq" that follows, so that it may touch per-CPU state that the
+ * handlers share (for a DPDK lcore: its mempool cache, its rte_timer
+ * list), whichever thread runs the handlers. sirq_irq_exit() then runs
+ * pending work under the same lock and releases it.
+ *
+ * Dispatcher thread only. Never blocks.
+ *
+ * @return true if the lock is held by the caller now (taken here, or
+ *   already held because bottom halves are off on this thread); false if
+ *   another thread holds it (the worker in a pass): the caller must not
+ *   touch the shared state and need not call sirq_irq_exit().
+ */
+bool sirq_irq_enter(struct sirq_cpu *cpu);
+
+/**
  * The dispatcher's irq_exit(): run pending work as the policy says.
  *
- * Dispatcher thread only. Never blocks: if the worker holds the
- * execution lock, returns SIRQ_IRQ_EXIT_BUSY and leaves the work pending.
+ * Dispatcher thread only. After a successful sirq_irq_enter() it runs
+ * under the lock taken there and releases it. Called alone it tries the
+ * lock itself and never blocks: if the worker holds the execution lock,
+ * returns SIRQ_IRQ_EXIT_BUSY and leaves the work pending.
  * A pass that ends with work left wakes the worker with the reason.
  */
 enum sirq_irq_exit_result sirq_irq_exit(struct sirq_cpu *cpu);
@@ -639,6 +643,12 @@ struct sirq_lcore_stats {
 	uint64_t tx_dropped;		/**< refused by a full TX ring */
 	uint64_t tx_completions;	/**< tracked packets released by the PMD */
 	uint64_t rx_dropped_at_stop;	/**< fetched, never polled: freed at stop */
+	/** Queues scheduled because a descriptor was done (no fetch). */
+	uint64_t rx_sched_desc;
+	/** Queues scheduled because a fetch into the staging array got packets. */
+	uint64_t rx_sched_fetch;
+	/** Passes in which sirqd was lent SCHED_FIFO after being preempted. */
+	uint64_t worker_pi_boosts;
 };
 
 /** Defaults: kernel values, poll mode, worker on the lcore's CPUs. */

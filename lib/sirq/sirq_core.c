@@ -64,12 +64,6 @@ static const char *const ctx_names[SIRQ_CTX_MAX] = {
 /* A unique address per thread: the execution lock's owner token. */
 _Thread_local char sirq_thread_token SIRQ_TLS_IE;
 
-static inline uintptr_t
-self_token(void)
-{
-	return (uintptr_t)&sirq_thread_token;
-}
-
 const char *
 sirq_exit_name(enum sirq_exit e)
 {
@@ -253,7 +247,7 @@ exec_trylock(struct sirq_cpu *cpu)
 	uintptr_t unlocked = 0;
 
 	return __atomic_compare_exchange_n(&cpu->lock_owner, &unlocked,
-					   self_token(), false,
+					   sirq_self_token(), false,
 					   __ATOMIC_ACQUIRE, __ATOMIC_RELAXED);
 }
 
@@ -307,45 +301,26 @@ sirq_register(struct sirq_cpu *cpu, unsigned int vec, sirq_handler_t handler,
 	return 0;
 }
 
-int
-sirq_set_inline_only(struct sirq_cpu *cpu, unsigned int vec, bool on)
-{
-	if (cpu == NULL || vec >= SIRQ_MAX_VECTORS)
-		return -EINVAL;
-	if (on)
-		cpu->inline_only |= SIRQ_BIT(vec);
-	else
-		cpu->inline_only &= ~SIRQ_BIT(vec);
-	return 0;
-}
-
-/* Is the calling thread this CPU's dispatcher (or has none run yet)? */
-static inline bool
-on_dispatcher(const struct sirq_cpu *cpu)
-{
-	uintptr_t d = __atomic_load_n(&cpu->dispatcher_token, __ATOMIC_RELAXED);
-
-	return d == 0 || d == self_token();
-}
-
-/*
- * What a context may run: inline-only vectors wait for the dispatcher's
- * own thread, whether the worker or a bh_enable() elsewhere runs the loop.
- */
+/* local_softirq_pending_clear() with the snapshot: take every bit. */
 static inline uint32_t
-runnable_mask(const struct sirq_cpu *cpu, enum sirq_ctx ctx)
+take_pending(struct sirq_cpu *cpu)
 {
-	if (ctx == SIRQ_CTX_WORKER || !on_dispatcher(cpu))
-		return ~cpu->inline_only;
-	return UINT32_MAX;
+	return __atomic_exchange_n(&cpu->pending, 0, __ATOMIC_ACQUIRE);
 }
 
-/* Take the pending bits of @mask, leaving the others set. */
-static inline uint32_t
-take_pending(struct sirq_cpu *cpu, uint32_t mask)
+/* Forget the vectors of @mask: at stop, once their sources are drained. */
+void
+sirq_pending_drop(struct sirq_cpu *cpu, uint32_t mask)
 {
-	return __atomic_fetch_and(&cpu->pending, ~mask, __ATOMIC_ACQUIRE) &
-		mask;
+	uint32_t dropped = __atomic_fetch_and(&cpu->pending, ~mask,
+					      __ATOMIC_RELAXED) & mask;
+
+	while (dropped != 0) {
+		unsigned int vec = (unsigned int)__builtin_ctz(dropped);
+
+		dropped &= dropped - 1;
+		__atomic_store_n(&cpu->raise_ns[vec], 0, __ATOMIC_RELAXED);
+	}
 }
 
 static inline int
@@ -505,12 +480,11 @@ do_softirq(struct sirq_cpu *cpu, enum sirq_ctx ctx)
 	uint64_t end = sirq_jiffies(cpu, now) +
 		sirq_span(cpu, cpu->params.max_time_ns);
 	unsigned int max_restart = cpu->params.max_restart;
-	uint32_t mask = runnable_mask(cpu, ctx);
 	enum sirq_exit why;
 	uint32_t pending;
 
 	cpu->serving = true;
-	pending = take_pending(cpu, mask);
+	pending = take_pending(cpu);
 	for (;;) {
 		while (pending != 0) {
 			unsigned int vec = (unsigned int)__builtin_ctz(pending);
@@ -519,8 +493,7 @@ do_softirq(struct sirq_cpu *cpu, enum sirq_ctx ctx)
 			now = run_action(cpu, vec, ctx, now);
 		}
 
-		pending = __atomic_load_n(&cpu->pending, __ATOMIC_ACQUIRE) &
-			mask;
+		pending = __atomic_load_n(&cpu->pending, __ATOMIC_ACQUIRE);
 		if (pending == 0) {
 			why = SIRQ_EXIT_DRAINED;
 			break;
@@ -538,7 +511,7 @@ do_softirq(struct sirq_cpu *cpu, enum sirq_ctx ctx)
 			why = SIRQ_EXIT_RESTART;
 			break;
 		}
-		pending = take_pending(cpu, mask);
+		pending = take_pending(cpu);
 	}
 	cpu->serving = false;
 
@@ -561,9 +534,7 @@ run_or_defer(struct sirq_cpu *cpu, uint32_t pending)
 {
 	uint64_t now_j = sirq_jiffies(cpu, sirq_clock(cpu));
 
-	if ((pending & runnable_mask(cpu, SIRQ_CTX_INLINE) &
-	     cpu->inline_only) == 0 &&
-	    cpu->policy->worker_should_handle(cpu, pending, now_j)) {
+	if (cpu->policy->worker_should_handle(cpu, pending, now_j)) {
 		/* threaded: the worker may still be asleep. */
 		wakeup_worker(cpu, SIRQ_WAKE_HANDOFF);
 		return SIRQ_IRQ_EXIT_DEFERRED;
@@ -572,28 +543,55 @@ run_or_defer(struct sirq_cpu *cpu, uint32_t pending)
 	return SIRQ_IRQ_EXIT_RAN;
 }
 
+bool
+sirq_irq_enter(struct sirq_cpu *cpu)
+{
+	if (sirq_unlikely(sirq_exec_lock_is_mine(cpu)))
+		return true;	/* bottom halves off here: handlers wait anyway */
+	if (!exec_trylock(cpu)) {
+		sirq_stat_add(&cpu->stats.lock_busy, 1);
+		return false;
+	}
+	cpu->hardirq = true;
+	return true;
+}
+
+/* With the lock held: the policy's choice, counted. */
+static enum sirq_irq_exit_result
+irq_exit_locked(struct sirq_cpu *cpu)
+{
+	uint32_t pending = __atomic_load_n(&cpu->pending, __ATOMIC_RELAXED);
+	enum sirq_irq_exit_result res;
+
+	if (pending == 0)
+		return SIRQ_IRQ_EXIT_IDLE;
+	res = run_or_defer(cpu, pending);
+	if (res == SIRQ_IRQ_EXIT_DEFERRED)
+		sirq_stat_add(&cpu->stats.deferred_to_worker, 1);
+	return res;
+}
+
 enum sirq_irq_exit_result
 sirq_irq_exit(struct sirq_cpu *cpu)
 {
 	enum sirq_irq_exit_result res;
-	uint32_t pending;
 
-	pending = __atomic_load_n(&cpu->pending, __ATOMIC_RELAXED);
-	if (sirq_likely(pending == 0))
+	if (sirq_exec_lock_is_mine(cpu)) {
+		if (!cpu->hardirq)
+			return SIRQ_IRQ_EXIT_BH_DISABLED;
+		/* The lock of sirq_irq_enter(): the "hardirq" ends here. */
+		cpu->hardirq = false;
+		res = irq_exit_locked(cpu);
+		exec_unlock(cpu);
+		return res;
+	}
+	if (sirq_likely(__atomic_load_n(&cpu->pending, __ATOMIC_RELAXED) == 0))
 		return SIRQ_IRQ_EXIT_IDLE;
-	if (sirq_unlikely(cpu->dispatcher_token != self_token()))
-		__atomic_store_n(&cpu->dispatcher_token, self_token(),
-				 __ATOMIC_RELAXED);
-
-	if (sirq_unlikely(sirq_exec_lock_is_mine(cpu)))
-		return SIRQ_IRQ_EXIT_BH_DISABLED;
 	if (!exec_trylock(cpu)) {
 		sirq_stat_add(&cpu->stats.lock_busy, 1);
 		return SIRQ_IRQ_EXIT_BUSY;
 	}
-	res = run_or_defer(cpu, pending);
-	if (res == SIRQ_IRQ_EXIT_DEFERRED)
-		sirq_stat_add(&cpu->stats.deferred_to_worker, 1);
+	res = irq_exit_locked(cpu);
 	exec_unlock(cpu);
 	return res;
 }
@@ -625,8 +623,7 @@ worker_go_idle(struct sirq_cpu *cpu)
 	}
 
 	/* Pairs with the dispatcher's raise-then-look: nobody sleeps on work. */
-	if ((__atomic_load_n(&cpu->pending, __ATOMIC_SEQ_CST) &
-	     runnable_mask(cpu, SIRQ_CTX_WORKER)) != 0) {
+	if (__atomic_load_n(&cpu->pending, __ATOMIC_SEQ_CST) != 0) {
 		uint32_t idle = SIRQ_WORKER_IDLE;
 
 		if (__atomic_compare_exchange_n(&cpu->worker_state, &idle,
@@ -656,8 +653,7 @@ sirq_worker_run(struct sirq_cpu *cpu)
 
 	if (!exec_trylock(cpu))
 		return SIRQ_WORKER_BUSY;
-	if ((__atomic_load_n(&cpu->pending, __ATOMIC_ACQUIRE) &
-	     runnable_mask(cpu, SIRQ_CTX_WORKER)) == 0) {
+	if (__atomic_load_n(&cpu->pending, __ATOMIC_ACQUIRE) == 0) {
 		st = worker_go_idle(cpu);
 	} else {
 		do_softirq(cpu, SIRQ_CTX_WORKER);

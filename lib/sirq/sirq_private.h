@@ -62,10 +62,8 @@ struct sirq_cpu {
 	/* Deadline of a window closed by the worker going idle. */
 	uint64_t stale_end;
 
-	/* Vectors that only the dispatcher may run (sirq_set_inline_only()). */
-	uint32_t inline_only;
-	/* The thread that calls sirq_irq_exit(): the dispatcher. */
-	uintptr_t dispatcher_token;
+	/* The lock was taken by sirq_irq_enter(); sirq_irq_exit() drops it. */
+	bool hardirq;
 
 	const struct sirq_policy *policy;
 	uint64_t tick_ns;			/* 0 = exact time */
@@ -162,9 +160,25 @@ sirq_exec_lock_is_mine(const struct sirq_cpu *cpu)
 		(uintptr_t)&sirq_thread_token;
 }
 
+/* The token of the thread holding @cpu's execution lock; 0 when free. */
+static inline uintptr_t
+sirq_exec_lock_owner(const struct sirq_cpu *cpu)
+{
+	return __atomic_load_n(&cpu->lock_owner, __ATOMIC_SEQ_CST);
+}
+
+/* The calling thread's token. */
+static inline uintptr_t
+sirq_self_token(void)
+{
+	return (uintptr_t)&sirq_thread_token;
+}
+
 void sirq_window_open(struct sirq_cpu *cpu, enum sirq_window kind,
 		      uint64_t now_j);
 uint64_t sirq_span(const struct sirq_cpu *cpu, uint64_t ns);
+
+void sirq_pending_drop(struct sirq_cpu *cpu, uint32_t mask);
 
 void sirq_tasklet_action(struct sirq_cpu *cpu, void *arg);
 

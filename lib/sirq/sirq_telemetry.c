@@ -46,7 +46,9 @@ visit_config(const struct sirq_lcore *lc, emit_u64_t emit, void *sink)
 	emit(sink, "netdev_budget_us", c->netdev_budget_us);
 	emit(sink, "irq_tick_us", c->irq_tick_us);
 	emit(sink, "irq_priority", (uint64_t)c->irq_priority);
-	emit(sink, "rx_queues", lc->nb_napi);
+	emit(sink, "rx_queues", lc->rx.nb_napi);
+	emit(sink, "rx_queues_desc_status", lc->rx.nb_desc);
+	emit(sink, "worker_pi_priority", (uint64_t)c->worker_boost_priority);
 }
 
 static void
@@ -70,6 +72,9 @@ visit_counters(const struct sirq_lcore *lc, const struct sirq_stats *st,
 	emit(sink, "tx_dropped", ls.tx_dropped);
 	emit(sink, "tx_completions", ls.tx_completions);
 	emit(sink, "rx_dropped_at_stop", ls.rx_dropped_at_stop);
+	emit(sink, "rx_sched_desc", ls.rx_sched_desc);
+	emit(sink, "rx_sched_fetch", ls.rx_sched_fetch);
+	emit(sink, "worker_pi_boosts", ls.worker_pi_boosts);
 
 	for (i = 0; i < SIRQ_EXIT_MAX; i++)
 		for (c = 0; c < SIRQ_CTX_MAX; c++) {

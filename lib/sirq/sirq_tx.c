@@ -19,59 +19,43 @@
 #include <rte_malloc.h>
 #include <rte_mbuf.h>
 
-#include "sirq_private.h"
-#include "sirq_lcore.h"
+#include "sirq_dpdk.h"
+#include "sirq_tx.h"
 
 int
-sirq_lcore_add_tx_queue(struct sirq_lcore *lc, uint16_t port, uint16_t queue)
+sirq_tx_add_queue(struct sirq_tx *tx, uint16_t port, uint16_t queue,
+		  int socket)
 {
-	struct rte_eth_dev_info info;
 	struct sirq_txq *q;
 
-	if (!rte_eth_dev_is_valid_port(port) ||
-	    rte_eth_dev_info_get(port, &info) != 0 ||
-	    queue >= info.nb_tx_queues) {
-		SIRQ_LOG(ERR, "lcore %u: no TX queue %u on port %u",
-			 lc->lcore_id, queue, port);
-		return -EINVAL;
-	}
-	if (lc->nb_txq >= SIRQ_LCORE_MAX_TXQ) {
-		SIRQ_LOG(ERR, "lcore %u: more than %u TX queues", lc->lcore_id,
-			 SIRQ_LCORE_MAX_TXQ);
+	if (tx->nb_txq >= SIRQ_LCORE_MAX_TXQ)
 		return -ENOSPC;
-	}
 	q = rte_zmalloc_socket("sirq_txq", sizeof(*q), RTE_CACHE_LINE_SIZE,
-			       lc->socket);
+			       socket);
 	if (q == NULL)
 		return -ENOMEM;
 	q->port = port;
 	q->queue = queue;
-	lc->txq[lc->nb_txq] = q;
-	return lc->nb_txq++;
+	tx->txq[tx->nb_txq] = q;
+	return tx->nb_txq++;
 }
 
 /* Hand the buffer to the PMD; what it refuses is dropped and counted. */
 static void
-txq_flush(struct sirq_lcore *lc, struct sirq_txq *q)
+txq_flush(struct sirq_tx *tx, struct sirq_txq *q)
 {
 	uint16_t sent;
 
 	if (q->nb_buffered == 0)
 		return;
+	SIRQ_ASSERT_EXCLUSIVE(tx->cpu, "TX flush");
 	sent = rte_eth_tx_burst(q->port, q->queue, q->buffer, q->nb_buffered);
-	sirq_stat_add(&lc->stats.tx_packets, sent);
+	sirq_stat_add(&tx->stats->tx_packets, sent);
 	if (unlikely(sent < q->nb_buffered)) {
-		sirq_stat_add(&lc->stats.tx_dropped, q->nb_buffered - sent);
+		sirq_stat_add(&tx->stats->tx_dropped, q->nb_buffered - sent);
 		rte_pktmbuf_free_bulk(&q->buffer[sent], q->nb_buffered - sent);
 	}
 	q->nb_buffered = 0;
-}
-
-/* The execution lock is ours: in a handler, or with bottom halves off. */
-static inline bool
-in_handler_context(const struct sirq_lcore *lc)
-{
-	return sirq_exec_lock_is_mine(lc->cpu);
 }
 
 /*
@@ -79,9 +63,9 @@ in_handler_context(const struct sirq_lcore *lc)
  * A non-empty buffer always has NET_TX pending (it flushes the rest), so
  * the raise is needed only when packets stay in a buffer that was empty.
  */
-static void
-txq_enqueue(struct sirq_lcore *lc, struct sirq_txq *q,
-	    struct rte_mbuf *const *pkts, uint16_t n)
+void
+sirq_txq_enqueue(struct sirq_tx *tx, struct sirq_txq *q,
+		 struct rte_mbuf *const *pkts, uint16_t n)
 {
 	bool was_empty = q->nb_buffered == 0;
 	uint16_t done = 0, room;
@@ -94,33 +78,10 @@ txq_enqueue(struct sirq_lcore *lc, struct sirq_txq *q,
 		q->nb_buffered += room;
 		done += room;
 		if (q->nb_buffered == SIRQ_TX_BURST)
-			txq_flush(lc, q);
+			txq_flush(tx, q);
 	}
 	if (was_empty && q->nb_buffered != 0)
-		sirq_raise_irqoff(lc->cpu, SIRQ_NET_TX);
-}
-
-int
-sirq_tx(struct sirq_lcore *lc, unsigned int txq, struct rte_mbuf *m)
-{
-	if (unlikely(txq >= lc->nb_txq || m == NULL))
-		return -EINVAL;
-	if (unlikely(!in_handler_context(lc)))
-		return -EPERM;
-	txq_enqueue(lc, lc->txq[txq], &m, 1);
-	return 0;
-}
-
-int
-sirq_tx_burst(struct sirq_lcore *lc, unsigned int txq, struct rte_mbuf **pkts,
-	      uint16_t n)
-{
-	if (unlikely(txq >= lc->nb_txq || (pkts == NULL && n != 0)))
-		return -EINVAL;
-	if (unlikely(!in_handler_context(lc)))
-		return -EPERM;
-	txq_enqueue(lc, lc->txq[txq], pkts, n);
-	return n;
+		sirq_raise_irqoff(tx->cpu, SIRQ_NET_TX);
 }
 
 static inline uint32_t
@@ -130,18 +91,13 @@ inflight_count(const struct sirq_txq *q)
 		__atomic_load_n(&q->inflight_head, __ATOMIC_ACQUIRE);
 }
 
+/* Account @m to @t until the PMD lets go of it; the caller enqueues it. */
 int
-sirq_tx_tracked(struct sirq_lcore *lc, unsigned int txq, struct rte_mbuf *m,
-		struct sirq_tx_tracker *t)
+sirq_txq_track(struct sirq_txq *q, struct rte_mbuf *m,
+	       struct sirq_tx_tracker *t)
 {
 	struct sirq_tx_inflight *f;
-	struct sirq_txq *q;
 
-	if (unlikely(txq >= lc->nb_txq || m == NULL || t == NULL))
-		return -EINVAL;
-	if (unlikely(!in_handler_context(lc)))
-		return -EPERM;
-	q = lc->txq[txq];
 	if (inflight_count(q) >= SIRQ_TX_TRACK_MAX)
 		return -ENOBUFS;
 
@@ -155,7 +111,6 @@ sirq_tx_tracked(struct sirq_lcore *lc, unsigned int txq, struct rte_mbuf *m,
 	t->inflight_bytes += f->len;
 	__atomic_store_n(&q->inflight_tail, q->inflight_tail + 1,
 			 __ATOMIC_RELEASE);
-	txq_enqueue(lc, q, &m, 1);
 	return 0;
 }
 
@@ -175,19 +130,19 @@ released_by_pmd(const struct rte_mbuf *m)
 
 /* The TX-completion "interrupt": is the oldest tracked packet released? */
 void
-sirq_hardirq_tx(struct sirq_lcore *lc)
+sirq_hardirq_tx(struct sirq_tx *tx)
 {
 	uint16_t i;
 
-	for (i = 0; i < lc->nb_txq; i++) {
-		struct sirq_txq *q = lc->txq[i];
+	for (i = 0; i < tx->nb_txq; i++) {
+		struct sirq_txq *q = tx->txq[i];
 		uint32_t head;
 
 		if (inflight_count(q) == 0)
 			continue;
 		head = __atomic_load_n(&q->inflight_head, __ATOMIC_ACQUIRE);
 		if (released_by_pmd(q->inflight[head % SIRQ_TX_TRACK_MAX].m)) {
-			sirq_raise_irqoff(lc->cpu, SIRQ_NET_TX);
+			sirq_raise_irqoff(tx->cpu, SIRQ_NET_TX);
 			return;
 		}
 	}
@@ -195,7 +150,7 @@ sirq_hardirq_tx(struct sirq_lcore *lc)
 
 /* Release the completed packets of a queue, oldest first. */
 static void
-txq_complete(struct sirq_lcore *lc, struct sirq_txq *q)
+txq_complete(struct sirq_tx *tx, struct sirq_txq *q)
 {
 	while (q->inflight_head != q->inflight_tail) {
 		struct sirq_tx_inflight *f =
@@ -209,11 +164,11 @@ txq_complete(struct sirq_lcore *lc, struct sirq_txq *q)
 		t->inflight_bytes -= f->len;
 		t->completed_pkts++;
 		t->completed_bytes += f->len;
-		sirq_stat_add(&lc->stats.tx_completions, 1);
+		sirq_stat_add(&tx->stats->tx_completions, 1);
 		__atomic_store_n(&q->inflight_head, q->inflight_head + 1,
 				 __ATOMIC_RELEASE);
 		if (t->tasklet != NULL)
-			sirq_tasklet_schedule(lc->cpu, t->tasklet);
+			sirq_tasklet_schedule(tx->cpu, t->tasklet);
 	}
 }
 
@@ -221,34 +176,34 @@ txq_complete(struct sirq_lcore *lc, struct sirq_txq *q)
 void
 sirq_net_tx_action(struct sirq_cpu *cpu, void *arg)
 {
-	struct sirq_lcore *lc = arg;
+	struct sirq_tx *tx = arg;
 	uint16_t i;
 
-	RTE_SET_USED(cpu);
-	for (i = 0; i < lc->nb_txq; i++)
-		txq_flush(lc, lc->txq[i]);
-	for (i = 0; i < lc->nb_txq; i++)
-		txq_complete(lc, lc->txq[i]);
+	SIRQ_ASSERT_EXCLUSIVE(cpu, "NET_TX");
+	for (i = 0; i < tx->nb_txq; i++)
+		txq_flush(tx, tx->txq[i]);
+	for (i = 0; i < tx->nb_txq; i++)
+		txq_complete(tx, tx->txq[i]);
 }
 
 /* At stop: send what is buffered. */
 void
-sirq_lcore_tx_drain(struct sirq_lcore *lc)
+sirq_tx_drain(struct sirq_tx *tx)
 {
 	uint16_t i;
 
-	for (i = 0; i < lc->nb_txq; i++)
-		txq_flush(lc, lc->txq[i]);
+	for (i = 0; i < tx->nb_txq; i++)
+		txq_flush(tx, tx->txq[i]);
 }
 
 /* At free: what the dispatcher left buffered or in flight goes back. */
 void
-sirq_lcore_txq_free(struct sirq_lcore *lc)
+sirq_tx_free(struct sirq_tx *tx)
 {
 	uint16_t i;
 
-	for (i = 0; i < lc->nb_txq; i++) {
-		struct sirq_txq *q = lc->txq[i];
+	for (i = 0; i < tx->nb_txq; i++) {
+		struct sirq_txq *q = tx->txq[i];
 
 		rte_pktmbuf_free_bulk(q->buffer, q->nb_buffered);
 		while (q->inflight_head != q->inflight_tail) {
@@ -257,7 +212,7 @@ sirq_lcore_txq_free(struct sirq_lcore *lc)
 			q->inflight_head++;
 		}
 		rte_free(q);
-		lc->txq[i] = NULL;
+		tx->txq[i] = NULL;
 	}
-	lc->nb_txq = 0;
+	tx->nb_txq = 0;
 }

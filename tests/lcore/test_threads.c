@@ -230,18 +230,14 @@ worker_lcore_id(bool worker_register)
 	return id;
 }
 
-Test(lcore_threads, worker_has_no_lcore_id_by_default, .timeout = 30)
+Test(lcore_threads, worker_runs_handlers_as_the_lcore_it_serves, .timeout = 30)
 {
-	cr_expect_eq(worker_lcore_id(false), LCORE_ID_ANY);
+	cr_expect_eq(worker_lcore_id(false), TEST_LCORE);
+	cr_expect_eq(rte_lcore_count(), 2, "no lcore registered for sirqd");
 }
 
-Test(lcore_threads, registered_worker_has_an_lcore_id_of_its_own,
-     .timeout = 30)
+Test(lcore_threads, deprecated_worker_register_changes_nothing, .timeout = 30)
 {
-	unsigned int id = worker_lcore_id(true);
-
-	cr_expect_neq(id, LCORE_ID_ANY);
-	cr_expect_neq(id, TEST_LCORE, "not the dispatcher's");
-	cr_expect_neq(id, rte_get_main_lcore());
-	cr_expect_eq(rte_lcore_count(), 2, "given back when sirqd exited");
+	cr_expect_eq(worker_lcore_id(true), TEST_LCORE);
+	cr_expect_eq(rte_lcore_count(), 2, "no lcore registered for sirqd");
 }

@@ -1,0 +1,195 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+
+/*
+ * irq mode: the dispatcher runs at SCHED_FIFO and sleeps between
+ * "interrupts", so sirqd and the application's threads on this CPU only
+ * run while it sleeps, as ksoftirqd and user tasks do beside a hardirq.
+ * It wakes for an Rx interrupt where the PMD has them (net_tap), a kick
+ * (a raise from another thread), the tick, or the next rte_timer.
+ */
+
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <rte_common.h>
+#include <rte_ethdev.h>
+#include <rte_rcu_qsbr.h>
+
+#include "sirq_lcore.h"
+
+/* Epoll events taken per sleep. */
+#define IRQ_MAX_EVENTS	16
+/* Epoll data of the kick eventfd; Rx queues use their NAPI index. */
+#define IRQ_KICK_TAG	UINT32_MAX
+
+int
+sirq_irq_init(struct sirq_irq *irq, unsigned int lcore_id)
+{
+	irq->epoll_fd = -1;
+	irq->nb_rx_intr = 0;
+	irq->kick_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (irq->kick_fd < 0) {
+		SIRQ_LOG(ERR, "lcore %u: eventfd: %s", lcore_id,
+			 strerror(errno));
+		return -errno;
+	}
+	return 0;
+}
+
+void
+sirq_irq_fini(struct sirq_irq *irq)
+{
+	if (irq->kick_fd >= 0)
+		close(irq->kick_fd);
+	irq->kick_fd = -1;
+}
+
+/* Async-signal-safe: sirq_lcore_stop() calls it. */
+void
+sirq_irq_kick(struct sirq_irq *irq)
+{
+	uint64_t one = 1;
+	ssize_t r;
+
+	if (irq->kick_fd < 0)
+		return;
+	/* EAGAIN: the counter is already non-zero, a wake-up is pending. */
+	r = write(irq->kick_fd, &one, sizeof(one));
+	RTE_SET_USED(r);
+}
+
+static int
+irq_setup(struct sirq_lcore *lc)
+{
+	struct sched_param sp = { .sched_priority = lc->conf.irq_priority };
+	struct epoll_event ev = { .events = EPOLLIN };
+	struct sirq_irq *irq = &lc->irq;
+	uint16_t i;
+	int ret;
+
+	irq->epoll_fd = epoll_create1(EPOLL_CLOEXEC);
+	if (irq->epoll_fd < 0)
+		return -errno;
+	ev.data.u32 = IRQ_KICK_TAG;
+	if (epoll_ctl(irq->epoll_fd, EPOLL_CTL_ADD, irq->kick_fd, &ev) != 0)
+		return -errno;
+
+	/* Rx interrupts where the PMD has them (net_tap); else the tick. */
+	irq->nb_rx_intr = 0;
+	for (i = 0; i < lc->rx.nb_napi; i++) {
+		struct sirq_napi *n = &lc->rx.napi[i];
+		int fd;
+
+		fd = rte_eth_dev_rx_intr_ctl_q_get_fd(n->port, n->queue);
+		if (fd < 0)
+			continue;
+		/* -ENOTSUP on net_tap, whose events fire all the same. */
+		rte_eth_dev_rx_intr_enable(n->port, n->queue);
+		ev.events = EPOLLIN | EPOLLET;
+		ev.data.u32 = i;
+		if (epoll_ctl(irq->epoll_fd, EPOLL_CTL_ADD, fd, &ev) == 0)
+			irq->nb_rx_intr++;
+	}
+
+	ret = pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp);
+	if (ret != 0)
+		SIRQ_LOG(WARNING,
+			 "lcore %u: SCHED_FIFO %d refused (%s): the dispatcher will not preempt like a hardirq",
+			 lc->lcore_id, lc->conf.irq_priority, strerror(ret));
+	SIRQ_LOG(INFO, "lcore %u: irq mode, %u Rx interrupt(s), tick %u us",
+		 lc->lcore_id, irq->nb_rx_intr, lc->conf.irq_tick_us);
+	return 0;
+}
+
+/*
+ * Sleep until an Rx interrupt, a kick, the tick, or the next timer as
+ * the last "hardirq" read it.
+ */
+static void
+irq_sleep(struct sirq_lcore *lc)
+{
+	struct epoll_event ev[IRQ_MAX_EVENTS];
+	uint64_t sleep_ns = (uint64_t)lc->conf.irq_tick_us * SIRQ_NS_PER_US;
+	int64_t ticks = lc->timer_ticks;
+	struct timespec ts;
+	int i, n;
+
+	/*
+	 * A timer due now has been raised; whoever holds the lock runs it,
+	 * and that may be sirqd, which runs only while we sleep.
+	 */
+	if (ticks > 0)
+		sleep_ns = RTE_MIN(sleep_ns, sirq_tsc_to_ns((uint64_t)ticks));
+	ts.tv_sec = (time_t)(sleep_ns / SIRQ_NS_PER_SEC);
+	ts.tv_nsec = (long)(sleep_ns % SIRQ_NS_PER_SEC);
+	sirq_stat_add(&lc->stats.irq_sleeps, 1);
+	if (lc->conf.qsbr != NULL)
+		rte_rcu_qsbr_thread_offline(lc->conf.qsbr,
+					    lc->conf.qsbr_dispatcher_id);
+	n = epoll_pwait2(lc->irq.epoll_fd, ev, IRQ_MAX_EVENTS, &ts, NULL);
+	if (lc->conf.qsbr != NULL)
+		rte_rcu_qsbr_thread_online(lc->conf.qsbr,
+					   lc->conf.qsbr_dispatcher_id);
+	for (i = 0; i < n; i++) {
+		uint64_t token;
+
+		if (ev[i].data.u32 != IRQ_KICK_TAG) {
+			sirq_stat_add(&lc->stats.irq_rx_events, 1);
+			continue;
+		}
+		if (read(lc->irq.kick_fd, &token, sizeof(token)) < 0 &&
+		    errno != EAGAIN)
+			SIRQ_LOG(ERR, "lcore %u: kick read: %s", lc->lcore_id,
+				 strerror(errno));
+	}
+}
+
+/*
+ * Work is still found by fetching where the PMD has no descriptor
+ * status, and interrupts are edge-triggered, so every wake-up looks at
+ * every idle queue before sleeping again.
+ */
+static void
+irq_loop(struct sirq_lcore *lc)
+{
+	enum sirq_irq_exit_result res;
+
+	while (!sirq_lcore_should_stop(lc)) {
+		res = sirq_lcore_iteration(lc);
+		/*
+		 * Loop at once only for work of our own; work left to sirqd,
+		 * or a lock held by sirqd or a bh-disabled thread, needs
+		 * them to run, which a SCHED_FIFO loop would prevent.
+		 */
+		if (res != SIRQ_IRQ_EXIT_RAN || sirq_pending(lc->cpu) == 0 ||
+		    sirq_worker_state(lc->cpu) == SIRQ_WORKER_RUNNABLE)
+			irq_sleep(lc);
+	}
+}
+
+int
+sirq_irq_run(struct sirq_lcore *lc)
+{
+	struct sched_param saved_param;
+	int saved_policy, ret;
+
+	pthread_getschedparam(pthread_self(), &saved_policy, &saved_param);
+	ret = irq_setup(lc);
+	if (ret == 0)
+		irq_loop(lc);
+	else
+		SIRQ_LOG(ERR, "lcore %u: irq mode set-up: %s", lc->lcore_id,
+			 strerror(-ret));
+	pthread_setschedparam(pthread_self(), saved_policy, &saved_param);
+	if (lc->irq.epoll_fd >= 0) {
+		close(lc->irq.epoll_fd);
+		lc->irq.epoll_fd = -1;
+	}
+	return ret;
+}

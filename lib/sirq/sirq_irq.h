@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+
+#ifndef SIRQ_IRQ_H
+#define SIRQ_IRQ_H
+
+/*
+ * Internal to libsirq: irq mode, the dispatcher as a SCHED_FIFO thread
+ * that sleeps until an "interrupt". Not installed.
+ */
+
+struct sirq_lcore;
+
+struct sirq_irq {
+	int kick_fd;			/* eventfd that wakes the dispatcher */
+	int epoll_fd;
+	unsigned int nb_rx_intr;	/* queues with Rx interrupts */
+};
+
+int sirq_irq_init(struct sirq_irq *irq, unsigned int lcore_id);
+void sirq_irq_fini(struct sirq_irq *irq);
+void sirq_irq_kick(struct sirq_irq *irq);
+int sirq_irq_run(struct sirq_lcore *lc);
+
+#endif /* SIRQ_IRQ_H */

@@ -1,0 +1,267 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+
+/*
+ * NAPI: an lcore's Rx queues, how their "interrupt" is noticed, and
+ * net_rx_action() (net/core/dev.c) as the NET_RX handler.
+ *
+ * A queue is idle until its "interrupt" schedules it: a done descriptor
+ * where the PMD reports descriptor status, else a fetch into its staging
+ * array that returned packets, which NET_RX consumes first. From then on
+ * the queue is on the poll list, polled by whoever runs NET_RX (the
+ * dispatcher or sirqd), until a poll returns less than its weight
+ * (napi_complete_done()); no "hardirq" touches it meanwhile.
+ */
+
+#include <errno.h>
+#include <string.h>
+
+#include <rte_common.h>
+#include <rte_ethdev.h>
+#include <rte_mbuf.h>
+
+#include "sirq_dpdk.h"
+#include "sirq_napi.h"
+
+int
+sirq_rx_add_queue(struct sirq_rx *rx, uint16_t port, uint16_t queue,
+		  sirq_rx_fn_t fn, void *arg)
+{
+	struct sirq_napi *n;
+
+	if (rx->nb_napi >= SIRQ_LCORE_MAX_NAPI)
+		return -ENOSPC;
+	n = &rx->napi[rx->nb_napi++];
+	memset(n, 0, sizeof(*n));
+	n->port = port;
+	n->queue = queue;
+	n->weight = rx->weight;
+	n->irq = SIRQ_NAPI_IRQ_FETCH;
+	n->fn = fn;
+	n->arg = arg;
+	return 0;
+}
+
+/*
+ * Once the ports are started: which queues can say that they have work
+ * without giving it (descriptor status), and which must be fetched.
+ */
+void
+sirq_rx_start(struct sirq_rx *rx, unsigned int lcore_id)
+{
+	uint16_t i;
+
+	rx->nb_desc = 0;
+	for (i = 0; i < rx->nb_napi; i++) {
+		struct sirq_napi *n = &rx->napi[i];
+
+		n->irq = rte_eth_rx_descriptor_status(n->port, n->queue, 0) >= 0 ?
+			SIRQ_NAPI_IRQ_DESC : SIRQ_NAPI_IRQ_FETCH;
+		if (n->irq == SIRQ_NAPI_IRQ_DESC)
+			rx->nb_desc++;
+	}
+	SIRQ_LOG(DEBUG, "lcore %u: %u of %u Rx queues report descriptor status",
+		 lcore_id, rx->nb_desc, rx->nb_napi);
+}
+
+/*
+ * napi_schedule(): hand a queue with work to NET_RX, which may run on
+ * sirqd: staged packets are published by the release on the ready mask
+ * and taken with the acquire in poll_list_splice().
+ */
+static inline void
+napi_schedule(struct sirq_rx *rx, uint16_t idx)
+{
+	__atomic_store_n(&rx->napi[idx].scheduled, true, __ATOMIC_RELAXED);
+	__atomic_fetch_or(&rx->ready, UINT64_C(1) << idx, __ATOMIC_RELEASE);
+	sirq_raise_irqoff(rx->cpu, SIRQ_NET_RX);
+}
+
+/* napi_complete_done(): unmask the queue's "interrupt". */
+static inline void
+napi_complete(struct sirq_napi *n)
+{
+	__atomic_store_n(&n->scheduled, false, __ATOMIC_RELEASE);
+}
+
+static inline bool
+napi_is_scheduled(const struct sirq_napi *n)
+{
+	return __atomic_load_n(&n->scheduled, __ATOMIC_ACQUIRE);
+}
+
+/* The Rx "interrupt" of queues with descriptor status; no lock needed. */
+void
+sirq_hardirq_rx_desc(struct sirq_rx *rx)
+{
+	uint16_t i;
+
+	if (rx->nb_desc == 0)
+		return;
+	for (i = 0; i < rx->nb_napi; i++) {
+		struct sirq_napi *n = &rx->napi[i];
+
+		if (n->irq != SIRQ_NAPI_IRQ_DESC || napi_is_scheduled(n))
+			continue;
+		if (rte_eth_rx_descriptor_status(n->port, n->queue, 0) ==
+		    RTE_ETH_RX_DESC_DONE) {
+			sirq_stat_add(&rx->stats->rx_sched_desc, 1);
+			napi_schedule(rx, i);
+		}
+	}
+}
+
+/* The Rx "interrupt" of the other queues: a fetch, under the lock. */
+void
+sirq_hardirq_rx_fetch(struct sirq_rx *rx)
+{
+	uint16_t i;
+
+	if (rx->nb_desc == rx->nb_napi)
+		return;
+	SIRQ_ASSERT_EXCLUSIVE(rx->cpu, "Rx fetch");
+	for (i = 0; i < rx->nb_napi; i++) {
+		struct sirq_napi *n = &rx->napi[i];
+
+		if (n->irq != SIRQ_NAPI_IRQ_FETCH || napi_is_scheduled(n))
+			continue;
+		n->nb_staged = rte_eth_rx_burst(n->port, n->queue, n->staged,
+						SIRQ_STAGE_SIZE);
+		n->staged_pos = 0;
+		if (n->nb_staged != 0) {
+			sirq_stat_add(&rx->stats->rx_sched_fetch, 1);
+			napi_schedule(rx, i);
+		}
+	}
+}
+
+static inline void
+poll_list_add(struct sirq_rx *rx, uint16_t idx)
+{
+	rx->poll_list[(rx->poll_head + rx->poll_len) % SIRQ_LCORE_MAX_NAPI] = idx;
+	rx->poll_len++;
+}
+
+static void
+poll_list_splice(struct sirq_rx *rx)
+{
+	uint64_t ready = __atomic_exchange_n(&rx->ready, 0, __ATOMIC_ACQUIRE);
+
+	while (ready != 0) {
+		poll_list_add(rx, (uint16_t)__builtin_ctzll(ready));
+		ready &= ready - 1;
+	}
+}
+
+/* One NAPI poll: the staged packets first, then the queue, up to weight. */
+static unsigned int
+napi_poll(struct sirq_rx *rx, struct sirq_napi *n)
+{
+	struct rte_mbuf *pkts[SIRQ_NAPI_WEIGHT_MAX];
+	unsigned int got = 0;
+	uint16_t take;
+
+	if (n->staged_pos < n->nb_staged) {
+		take = RTE_MIN((uint16_t)(n->nb_staged - n->staged_pos),
+			       n->weight);
+		memcpy(pkts, &n->staged[n->staged_pos], take * sizeof(pkts[0]));
+		n->staged_pos += take;
+		got = take;
+	}
+	if (got < n->weight)
+		got += rte_eth_rx_burst(n->port, n->queue, &pkts[got],
+					(uint16_t)(n->weight - got));
+
+	sirq_stat_add(&rx->stats->rx_polls, 1);
+	if (got != 0) {
+		sirq_stat_add(&rx->stats->rx_packets, got);
+		n->fn(rx->lc, n->port, n->queue, pkts, (uint16_t)got, n->arg);
+	}
+	return got;
+}
+
+/*
+ * net_rx_action(): poll each scheduled queue once, up to its weight, until
+ * the budget of packets or time is spent (time_squeeze). A queue that used
+ * its whole weight is polled again on the next run (the kernel's repoll
+ * list), at the tail; NET_RX is raised again while any queue is scheduled.
+ */
+void
+sirq_net_rx_action(struct sirq_cpu *cpu, void *arg)
+{
+	struct sirq_rx *rx = arg;
+	uint64_t budget_end = sirq_now_ns() +
+		(uint64_t)rx->budget_us * SIRQ_NS_PER_US;
+	int budget = rx->budget;
+	uint16_t left;
+
+	SIRQ_ASSERT_EXCLUSIVE(cpu, "NET_RX");
+	poll_list_splice(rx);
+	for (left = rx->poll_len; left != 0; left--) {
+		uint16_t idx = rx->poll_list[rx->poll_head];
+		struct sirq_napi *n = &rx->napi[idx];
+		unsigned int work;
+
+		rx->poll_head = (rx->poll_head + 1) % SIRQ_LCORE_MAX_NAPI;
+		rx->poll_len--;
+
+		work = napi_poll(rx, n);
+		budget -= (int)work;
+		if (work < n->weight)
+			napi_complete(n);
+		else
+			poll_list_add(rx, idx);
+
+		if (budget <= 0 || sirq_now_ns() >= budget_end) {
+			sirq_stat_add(&rx->stats->time_squeeze, 1);
+			if (budget <= 0)
+				sirq_stat_add(&rx->stats->budget_exhausted, 1);
+			break;
+		}
+	}
+	if (rx->poll_len != 0)
+		sirq_raise_irqoff(cpu, SIRQ_NET_RX);
+}
+
+/*
+ * After the last iteration, with the lock held: packets fetched but never
+ * polled go back to their pool (counted as rx_dropped_at_stop), every
+ * queue is idle again.
+ */
+void
+sirq_rx_drain(struct sirq_rx *rx)
+{
+	uint16_t i;
+
+	SIRQ_ASSERT_EXCLUSIVE(rx->cpu, "Rx drain");
+	for (i = 0; i < rx->nb_napi; i++) {
+		struct sirq_napi *n = &rx->napi[i];
+
+		if (n->staged_pos < n->nb_staged) {
+			rte_pktmbuf_free_bulk(&n->staged[n->staged_pos],
+					      n->nb_staged - n->staged_pos);
+			sirq_stat_add(&rx->stats->rx_dropped_at_stop,
+				      n->nb_staged - n->staged_pos);
+		}
+		n->nb_staged = n->staged_pos = 0;
+		__atomic_store_n(&n->scheduled, false, __ATOMIC_RELAXED);
+	}
+	__atomic_store_n(&rx->ready, 0, __ATOMIC_RELAXED);
+	rx->poll_len = 0;
+}
+
+/* At free, on the thread freeing the lcore: whatever is still staged. */
+void
+sirq_rx_free(struct sirq_rx *rx)
+{
+	uint16_t i;
+
+	for (i = 0; i < rx->nb_napi; i++) {
+		struct sirq_napi *n = &rx->napi[i];
+
+		if (n->staged_pos < n->nb_staged)
+			rte_pktmbuf_free_bulk(&n->staged[n->staged_pos],
+					      n->nb_staged - n->staged_pos);
+		n->nb_staged = n->staged_pos = 0;
+	}
+	rx->nb_napi = 0;
+}

@@ -1,0 +1,87 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+
+#ifndef SIRQ_NAPI_H
+#define SIRQ_NAPI_H
+
+/*
+ * Internal to libsirq: an lcore's Rx queues as NAPI contexts, and
+ * net_rx_action(). Not installed.
+ */
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "sirq.h"
+
+/* Largest NAPI weight: the size of the poll's burst array on the stack. */
+#define SIRQ_NAPI_WEIGHT_MAX 256
+
+/* How the "hardirq" learns that an idle queue has work. */
+enum sirq_napi_irq {
+	/*
+	 * rte_eth_rx_descriptor_status() says whether the next descriptor
+	 * is done: no packet moves and no mbuf is allocated, so any thread
+	 * may look, with or without the execution lock.
+	 */
+	SIRQ_NAPI_IRQ_DESC,
+	/*
+	 * The PMD cannot tell (every vdev here): the queue is fetched into
+	 * the staging array, which allocates from the lcore's mempool
+	 * cache, so only the execution lock's holder may do it.
+	 */
+	SIRQ_NAPI_IRQ_FETCH,
+};
+
+/* One Rx queue: the NAPI context. */
+struct sirq_napi {
+	uint16_t port;
+	uint16_t queue;
+	uint16_t weight;
+	uint16_t nb_staged;		/* fetched by the "hardirq" */
+	uint16_t staged_pos;		/* consumed by NET_RX */
+	enum sirq_napi_irq irq;
+	/*
+	 * NAPI_STATE_SCHED: set by the "hardirq" when the queue has work,
+	 * cleared by NET_RX at napi_complete. While it is set the queue's
+	 * "interrupt" is masked: only NET_RX polls it, whoever runs NET_RX.
+	 */
+	bool scheduled;
+	sirq_rx_fn_t fn;
+	void *arg;
+	struct rte_mbuf *staged[SIRQ_STAGE_SIZE];
+};
+
+/* The Rx side of one lcore: its NAPI contexts and the poll list. */
+struct sirq_rx {
+	struct sirq_cpu *cpu;
+	struct sirq_lcore *lc;		/* handed to the rx functions */
+	struct sirq_lcore_stats *stats;
+	uint16_t weight;
+	uint16_t budget;		/* netdev_budget */
+	uint32_t budget_us;		/* netdev_budget_usecs */
+	/*
+	 * Queues newly scheduled by the "hardirq", a bit per NAPI index;
+	 * NET_RX moves them to its poll list (the kernel splices
+	 * sd->poll_list with irqs off; this is that splice without the
+	 * irq-off).
+	 */
+	uint64_t ready;
+	/* The poll list, a ring of NAPI indexes; NET_RX (lock holder) only. */
+	uint16_t poll_head;
+	uint16_t poll_len;
+	uint16_t poll_list[SIRQ_LCORE_MAX_NAPI];
+	uint16_t nb_napi;
+	uint16_t nb_desc;		/* queues with SIRQ_NAPI_IRQ_DESC */
+	struct sirq_napi napi[SIRQ_LCORE_MAX_NAPI];
+};
+
+int sirq_rx_add_queue(struct sirq_rx *rx, uint16_t port, uint16_t queue,
+		      sirq_rx_fn_t fn, void *arg);
+void sirq_rx_start(struct sirq_rx *rx, unsigned int lcore_id);
+void sirq_hardirq_rx_desc(struct sirq_rx *rx);
+void sirq_hardirq_rx_fetch(struct sirq_rx *rx);
+void sirq_net_rx_action(struct sirq_cpu *cpu, void *arg);
+void sirq_rx_drain(struct sirq_rx *rx);
+void sirq_rx_free(struct sirq_rx *rx);
+
+#endif /* SIRQ_NAPI_H */

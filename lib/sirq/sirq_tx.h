@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+
+#ifndef SIRQ_TX_H
+#define SIRQ_TX_H
+
+/*
+ * Internal to libsirq: an lcore's TX queues, their buffers and the TX
+ * completion of tracked packets. Not installed.
+ */
+
+#include <stdint.h>
+
+#include "sirq.h"
+
+/* A tracked packet in flight: we hold one reference until the PMD drops its. */
+struct sirq_tx_inflight {
+	struct rte_mbuf *m;
+	struct sirq_tx_tracker *tracker;
+	uint32_t len;
+};
+
+/* One TX queue: the buffer NET_TX flushes, and the completions to watch. */
+struct sirq_txq {
+	uint16_t port;
+	uint16_t queue;
+	uint16_t nb_buffered;
+	struct rte_mbuf *buffer[SIRQ_TX_BURST];
+	/*
+	 * Tracked packets, oldest first. Written under the execution lock;
+	 * the "hardirq" only peeks at the oldest (a stale peek at worst
+	 * raises NET_TX once for nothing).
+	 */
+	uint32_t inflight_head;
+	uint32_t inflight_tail;
+	struct sirq_tx_inflight inflight[SIRQ_TX_TRACK_MAX];
+};
+
+/* The TX side of one lcore. */
+struct sirq_tx {
+	struct sirq_cpu *cpu;
+	struct sirq_lcore_stats *stats;
+	uint16_t nb_txq;
+	struct sirq_txq *txq[SIRQ_LCORE_MAX_TXQ];
+};
+
+int sirq_tx_add_queue(struct sirq_tx *tx, uint16_t port, uint16_t queue,
+		      int socket);
+void sirq_txq_enqueue(struct sirq_tx *tx, struct sirq_txq *q,
+		      struct rte_mbuf *const *pkts, uint16_t n);
+int sirq_txq_track(struct sirq_txq *q, struct rte_mbuf *m,
+		   struct sirq_tx_tracker *t);
+void sirq_hardirq_tx(struct sirq_tx *tx);
+void sirq_net_tx_action(struct sirq_cpu *cpu, void *arg);
+void sirq_tx_drain(struct sirq_tx *tx);
+void sirq_tx_free(struct sirq_tx *tx);
+
+#endif /* SIRQ_TX_H */

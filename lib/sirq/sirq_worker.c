@@ -1,0 +1,339 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+
+/*
+ * sirqd/N: the lcore's ksoftirqd.
+ *
+ * In the kernel ksoftirqd/N is CPU N's softirq context: the handlers it
+ * runs use CPU N's per-CPU data, and the softirq exclusion keeps it and
+ * the interrupt-exit path apart. sirqd is the same for its lcore: it runs
+ * handlers *as* the lcore (rte_lcore_id(), so the lcore's mempool cache
+ * and rte_timer list), and only while it holds the lcore's execution
+ * lock, which the dispatcher also holds for everything it does with that
+ * state. No lcore is registered for it, so DPDK multi-process (dumpcap,
+ * pdump, proc-info) keeps working.
+ *
+ * It is a fair-class (SCHED_OTHER) thread like ksoftirqd, whose pass time
+ * counts against its fair share. A kernel pass cannot be preempted by
+ * tasks; a user-space one can, and a sirqd preempted holding the lock
+ * would lock the dispatcher out for as long as the scheduler keeps it
+ * off the CPU. So the lock has priority inheritance, as PREEMPT_RT's
+ * softirq lock does: a dispatcher that finds sirqd holding the lock
+ * without having run since its last look lends it SCHED_FIFO until the
+ * pass ends. Passes that are not preempted never leave SCHED_OTHER.
+ */
+
+#include <errno.h>
+#include <sched.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include <numa.h>
+
+#include <rte_errno.h>
+#include <rte_rcu_qsbr.h>
+
+#include "sirq_dpdk.h"
+#include "sirq_worker.h"
+
+/* Parse "2", "2-3,6" into a cpuset; -EINVAL names nothing, caller logs. */
+static int
+parse_cpu_list(const char *s, rte_cpuset_t *set)
+{
+	char *end;
+
+	CPU_ZERO(set);
+	while (*s != '\0') {
+		unsigned long lo, hi;
+
+		errno = 0;
+		lo = strtoul(s, &end, 10);
+		if (end == s || errno != 0 || lo >= CPU_SETSIZE)
+			return -EINVAL;
+		hi = lo;
+		s = end;
+		if (*s == '-') {
+			s++;
+			hi = strtoul(s, &end, 10);
+			if (end == s || errno != 0 || hi >= CPU_SETSIZE || hi < lo)
+				return -EINVAL;
+			s = end;
+		}
+		for (; lo <= hi; lo++)
+			CPU_SET(lo, set);
+		if (*s == ',')
+			s++;
+		else if (*s != '\0')
+			return -EINVAL;
+	}
+	return CPU_COUNT(set) > 0 ? 0 : -EINVAL;
+}
+
+int
+sirqd_init(struct sirqd *w, struct sirq_cpu *cpu,
+	   struct sirq_lcore_stats *stats, unsigned int lcore_id, int socket,
+	   const struct sirq_lcore_conf *conf)
+{
+	memset(w, 0, sizeof(*w));
+	w->cpu = cpu;
+	w->stats = stats;
+	w->lcore_id = lcore_id;
+	w->socket = socket;
+	w->fd = -1;
+	w->pi_priority = conf->worker_boost_priority;
+	w->qsbr = conf->qsbr;
+	w->qsbr_id = conf->qsbr_worker_id;
+	if (conf->worker_cpus != NULL && conf->worker_cpus[0] != '\0') {
+		if (parse_cpu_list(conf->worker_cpus, &w->cpus) != 0) {
+			SIRQ_LOG(ERR, "lcore %u: bad worker cpus '%s'",
+				 lcore_id, conf->worker_cpus);
+			return -EINVAL;
+		}
+	} else {
+		w->cpus = rte_lcore_cpuset(lcore_id);
+	}
+	if (conf->worker_register)
+		SIRQ_LOG(WARNING,
+			 "lcore %u: worker_register is deprecated and ignored: sirqd runs as lcore %u, with its mempool cache",
+			 lcore_id, lcore_id);
+	w->fd = eventfd(0, EFD_CLOEXEC);
+	if (w->fd < 0) {
+		SIRQ_LOG(ERR, "lcore %u: eventfd: %s", lcore_id,
+			 strerror(errno));
+		return -errno;
+	}
+	pthread_mutex_init(&w->pi_lock, NULL);
+	return 0;
+}
+
+void
+sirqd_fini(struct sirqd *w)
+{
+	if (w->fd < 0)
+		return;
+	close(w->fd);
+	w->fd = -1;
+	pthread_mutex_destroy(&w->pi_lock);
+}
+
+void
+sirqd_wake(struct sirqd *w)
+{
+	uint64_t one = 1;
+
+	/* EAGAIN means the counter is already non-zero: awake anyway. */
+	if (write(w->fd, &one, sizeof(one)) < 0 && errno != EAGAIN)
+		SIRQ_LOG(ERR, "sirqd/%u: eventfd write: %s", w->lcore_id,
+			 strerror(errno));
+}
+
+static uint64_t
+thread_cpu_ns(clockid_t clock)
+{
+	struct timespec ts;
+
+	if (clock_gettime(clock, &ts) != 0)
+		return 0;
+	return (uint64_t)ts.tv_sec * SIRQ_NS_PER_SEC + (uint64_t)ts.tv_nsec;
+}
+
+/*
+ * The dispatcher found the lock taken. If sirqd holds it and has not run
+ * since the dispatcher's last look, the scheduler preempted it inside a
+ * pass: lend it SCHED_FIFO so that the pass ends now. Dispatcher only.
+ */
+void
+sirqd_lock_busy(struct sirqd *w)
+{
+	struct sched_param sp = { .sched_priority = w->pi_priority };
+	uintptr_t token = __atomic_load_n(&w->token, __ATOMIC_ACQUIRE);
+	uint64_t cpu_ns;
+	int ret;
+
+	if (w->pi_priority == 0 || token == 0 ||
+	    sirq_exec_lock_owner(w->cpu) != token) {
+		w->pi_watching = false;
+		return;
+	}
+	cpu_ns = thread_cpu_ns(w->clock);
+	if (!w->pi_watching || cpu_ns != w->pi_cpu_ns) {
+		w->pi_watching = true;
+		w->pi_cpu_ns = cpu_ns;
+		return;
+	}
+	w->pi_watching = false;
+
+	/*
+	 * Lent, then looked at again: if sirqd dropped the lock before the
+	 * look, its own check after the unlock sees the loan (both sides
+	 * store, then load, sequentially consistent) and gives it back.
+	 */
+	pthread_mutex_lock(&w->pi_lock);
+	__atomic_store_n(&w->pi_lent, 1, __ATOMIC_SEQ_CST);
+	if (sirq_exec_lock_owner(w->cpu) != token) {
+		__atomic_store_n(&w->pi_lent, 0, __ATOMIC_RELAXED);
+	} else {
+		ret = pthread_setschedparam(w->thread, SCHED_FIFO, &sp);
+		if (ret == 0) {
+			sirq_stat_add(&w->stats->worker_pi_boosts, 1);
+		} else {
+			SIRQ_LOG(WARNING,
+				 "sirqd/%u: SCHED_FIFO %d refused (%s): a preempted pass keeps the dispatcher waiting",
+				 w->lcore_id, w->pi_priority, strerror(ret));
+			w->pi_priority = 0;
+			__atomic_store_n(&w->pi_lent, 0, __ATOMIC_RELAXED);
+		}
+	}
+	pthread_mutex_unlock(&w->pi_lock);
+}
+
+/* sirqd, after every sirq_worker_run(): back to SCHED_OTHER if lent. */
+static void
+give_back_priority(struct sirqd *w)
+{
+	struct sched_param sp = { .sched_priority = 0 };
+
+	/* Orders the unlock in sirq_worker_run() before the load. */
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	if (__atomic_load_n(&w->pi_lent, __ATOMIC_RELAXED) == 0)
+		return;
+	pthread_mutex_lock(&w->pi_lock);
+	if (__atomic_load_n(&w->pi_lent, __ATOMIC_RELAXED) != 0) {
+		pthread_setschedparam(pthread_self(), SCHED_OTHER, &sp);
+		__atomic_store_n(&w->pi_lent, 0, __ATOMIC_RELAXED);
+	}
+	pthread_mutex_unlock(&w->pi_lock);
+}
+
+/*
+ * sirqd placed on CPUs of another node than the lcore it serves: its
+ * allocations still prefer the lcore's node, where the queues and the
+ * per-lcore state are; the placement is reported once.
+ */
+static void
+numa_placement(struct sirqd *w)
+{
+	unsigned int cpu;
+
+	if (numa_available() < 0 || w->socket < 0)
+		return;
+	for (cpu = 0; cpu < CPU_SETSIZE; cpu++) {
+		if (!CPU_ISSET(cpu, &w->cpus) ||
+		    numa_node_of_cpu((int)cpu) == w->socket)
+			continue;
+		SIRQ_LOG(WARNING,
+			 "sirqd/%u: CPU %u is on node %d, lcore %u on node %d; memory stays on node %d",
+			 w->lcore_id, cpu, numa_node_of_cpu((int)cpu),
+			 w->lcore_id, w->socket, w->socket);
+		numa_set_preferred(w->socket);
+		return;
+	}
+}
+
+static inline void
+rcu_online(struct sirqd *w, bool on)
+{
+	if (w->qsbr == NULL)
+		return;
+	if (on)
+		rte_rcu_qsbr_thread_online(w->qsbr, w->qsbr_id);
+	else
+		rte_rcu_qsbr_thread_offline(w->qsbr, w->qsbr_id);
+}
+
+static void *
+sirqd_main(void *arg)
+{
+	struct sirqd *w = arg;
+	uint64_t token;
+
+	/*
+	 * The lcore's identity, for its handlers: rte_lcore_id() picks the
+	 * lcore's mempool cache and rte_timer list. Safe because every use
+	 * of them, here or on the dispatcher, holds the execution lock.
+	 */
+	RTE_PER_LCORE(_lcore_id) = w->lcore_id;
+	__atomic_store_n(&w->token, sirq_self_token(), __ATOMIC_RELEASE);
+	numa_placement(w);
+	rcu_online(w, true);
+
+	for (;;) {
+		enum sirq_worker_status st = sirq_worker_run(w->cpu);
+
+		give_back_priority(w);
+		switch (st) {
+		case SIRQ_WORKER_SLEEP:
+			rcu_online(w, false);
+			if (read(w->fd, &token, sizeof(token)) < 0 &&
+			    errno != EINTR)
+				SIRQ_LOG(ERR, "sirqd/%u: eventfd read: %s",
+					 w->lcore_id, strerror(errno));
+			rcu_online(w, true);
+			break;
+		case SIRQ_WORKER_YIELD:
+			/*
+			 * run_ksoftirqd() then cond_resched(), which only
+			 * switches when the scheduler has marked the task:
+			 * the scheduler preempts sirqd by itself.
+			 */
+			sirq_stat_add(&w->stats->worker_passes, 1);
+			if (w->qsbr != NULL)
+				rte_rcu_qsbr_quiescent(w->qsbr, w->qsbr_id);
+			break;
+		case SIRQ_WORKER_BUSY:
+			/* The dispatcher's iteration: let it end. */
+			sched_yield();
+			break;
+		case SIRQ_WORKER_EXIT:
+		default:
+			rcu_online(w, false);
+			return NULL;
+		}
+	}
+}
+
+int
+sirqd_start(struct sirqd *w)
+{
+	pthread_attr_t attr;
+	char name[16];
+	int ret;
+
+	/* Pinned and SCHED_OTHER from its first instruction, whoever starts it. */
+	pthread_attr_init(&attr);
+	pthread_attr_setinheritsched(&attr, PTHREAD_EXPLICIT_SCHED);
+	pthread_attr_setschedpolicy(&attr, SCHED_OTHER);
+	ret = pthread_attr_setaffinity_np(&attr, sizeof(w->cpus), &w->cpus);
+	if (ret != 0)
+		SIRQ_LOG(WARNING, "sirqd/%u: cannot pin: %s", w->lcore_id,
+			 strerror(ret));
+	w->token = 0;
+	w->pi_lent = 0;
+	w->pi_watching = false;
+	sirq_worker_unpark(w->cpu);
+	ret = pthread_create(&w->thread, &attr, sirqd_main, w);
+	pthread_attr_destroy(&attr);
+	if (ret != 0) {
+		SIRQ_LOG(ERR, "lcore %u: cannot start sirqd: %s", w->lcore_id,
+			 strerror(ret));
+		sirq_worker_park(w->cpu);
+		return -ret;
+	}
+	if (pthread_getcpuclockid(w->thread, &w->clock) != 0)
+		w->pi_priority = 0;	/* no way to see it preempted */
+	snprintf(name, sizeof(name), "sirqd/%u", w->lcore_id);
+	pthread_setname_np(w->thread, name);
+	w->running = true;
+	return 0;
+}
+
+void
+sirqd_stop(struct sirqd *w)
+{
+	if (!w->running)
+		return;
+	sirq_worker_park(w->cpu);
+	sirqd_wake(w);
+	pthread_join(w->thread, NULL);
+	w->running = false;
+}

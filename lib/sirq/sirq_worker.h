@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+
+#ifndef SIRQ_WORKER_H
+#define SIRQ_WORKER_H
+
+/*
+ * Internal to libsirq: sirqd, the thread that is an lcore's ksoftirqd.
+ * Not installed.
+ */
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <time.h>
+
+#include <rte_lcore.h>
+
+#include "sirq.h"
+
+struct sirqd {
+	struct sirq_cpu *cpu;
+	struct sirq_lcore_stats *stats;
+	unsigned int lcore_id;		/* the lcore sirqd runs as */
+	int socket;
+	rte_cpuset_t cpus;
+	int fd;				/* eventfd sirqd sleeps on */
+	pthread_t thread;
+	bool running;
+	/* Its execution-lock token, published when it starts; 0 before. */
+	uintptr_t token;
+	clockid_t clock;		/* its CPU-time clock */
+
+	/*
+	 * Priority inheritance on the execution lock: SCHED_FIFO priority
+	 * lent to a sirqd that the scheduler preempted inside a pass, so
+	 * that it finishes the pass and lets the dispatcher in; 0 = never.
+	 */
+	int pi_priority;
+	uint32_t pi_lent;		/* sirqd runs on lent priority */
+	pthread_mutex_t pi_lock;	/* serialises lend and give back */
+	/* The dispatcher's last look at a sirqd holding the lock. */
+	bool pi_watching;
+	uint64_t pi_cpu_ns;
+
+	struct rte_rcu_qsbr *qsbr;
+	unsigned int qsbr_id;
+};
+
+int sirqd_init(struct sirqd *w, struct sirq_cpu *cpu,
+	       struct sirq_lcore_stats *stats, unsigned int lcore_id,
+	       int socket, const struct sirq_lcore_conf *conf);
+void sirqd_fini(struct sirqd *w);
+void sirqd_wake(struct sirqd *w);
+int sirqd_start(struct sirqd *w);
+void sirqd_stop(struct sirqd *w);
+void sirqd_lock_busy(struct sirqd *w);
+
+/* The dispatcher holds the lock: sirqd is not stuck in a pass. */
+static inline void
+sirqd_lock_free(struct sirqd *w)
+{
+	w->pi_watching = false;
+}
+
+#endif /* SIRQ_WORKER_H */
