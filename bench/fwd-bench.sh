@@ -10,8 +10,10 @@
 #           net_memif links; the forwarder on CPU 1
 #   null2q  two net_null ports with 2 Rx/Tx queues each, two forwarding
 #           lcores (CPUs 0 and 1)
-# Each variant: every policy with no app load, kicinski with the stall
-# scenario's app load, and the two testpmd modes. Mpps is packets received
+# Each variant: every policy with l2fwd-sirq's defaults otherwise (no
+# tuning flag: kicinski is the default policy), kicinski with the stall
+# scenario's app load, kicinski without priority inheritance on the
+# execution lock (--worker-boost 0), and the two testpmd modes. Mpps is packets received
 # by the forwarder (both ports) per second of forwarding, for both tools.
 # Table on stdout, JSON in out/fwd-bench.json, raw runs in out/fwd-bench/.
 #
@@ -39,12 +41,12 @@ MEMIF_WEDGED_PPS=100000	# below this the loop did not run
 STALL_LOAD=hold=10ms,period=50ms
 # name | l2fwd-sirq options, or testpmd forward mode
 VARIANTS=(
-	"mainline|--policy mainline --worker-lcore-id"
-	"ksoftirqd|--policy ksoftirqd --worker-lcore-id"
-	"kicinski|--policy kicinski --worker-lcore-id"
-	"threaded|--policy threaded --worker-lcore-id"
-	"kicinski+stall|--policy kicinski --worker-lcore-id --app-load $STALL_LOAD"
-	"kicinski-nolcoreid|--policy kicinski"
+	"mainline|--policy mainline"
+	"ksoftirqd|--policy ksoftirqd"
+	"kicinski|--policy kicinski"
+	"threaded|--policy threaded"
+	"kicinski+stall|--policy kicinski --app-load $STALL_LOAD"
+	"kicinski-nopi|--policy kicinski --worker-boost 0"
 	"testpmd-mac|mac"
 	"testpmd-io|io"
 )
