@@ -1,0 +1,232 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+
+/*
+ * sirqd is the lcore's softirq context: it runs handlers as the lcore
+ * (rte_lcore_id(), so the lcore's mempool cache and rte_timer list), and
+ * only the execution lock keeps it and the dispatcher apart. These tests
+ * hand a flood back and forth between the two and count every mbuf, run
+ * a timer in sirqd, and check that a per-lcore operation without the
+ * lock stops the process instead of corrupting the mempool cache.
+ */
+
+#include <errno.h>
+#include <sched.h>
+#include <signal.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <criterion/criterion.h>
+
+#include <rte_errno.h>
+#include <rte_lcore.h>
+#include <rte_mbuf.h>
+#include <rte_mbuf_dyn.h>
+#include <rte_timer.h>
+
+#include "eal_harness.h"
+#include "sirq.h"
+#include "sirq_lcore.h"
+
+static const char *const null_vdev[] = { "net_null0", NULL };
+
+/*
+ * A flag in every mbuf, set while a handler owns it: an mbuf handed out
+ * twice (two threads in one mempool cache at once) finds it set.
+ */
+static int owned_off = -1;
+
+struct flood {
+	int txq;
+	uint64_t received;
+	uint64_t handed_out_twice;
+	uint64_t off_lcore;		/* handler saw another rte_lcore_id() */
+};
+
+static inline uint8_t *
+owned(struct rte_mbuf *m)
+{
+	return RTE_MBUF_DYNFIELD(m, owned_off, uint8_t *);
+}
+
+/* Half the packets go back to the pool here, half through the NIC. */
+static void
+flood_rx(struct sirq_lcore *lc, uint16_t port, uint16_t queue,
+	 struct rte_mbuf **pkts, uint16_t n, void *arg)
+{
+	struct flood *f = arg;
+	uint16_t i, half = n / 2;
+
+	(void)port;
+	(void)queue;
+	if (rte_lcore_id() != TEST_LCORE)
+		f->off_lcore++;
+	for (i = 0; i < n; i++) {
+		if (*owned(pkts[i]) != 0)
+			f->handed_out_twice++;
+		*owned(pkts[i]) = 1;
+	}
+	for (i = 0; i < n; i++)
+		*owned(pkts[i]) = 0;
+	rte_pktmbuf_free_bulk(pkts, half);
+	cr_assert(sirq_tx_burst(lc, (unsigned int)f->txq, &pkts[half],
+				(uint16_t)(n - half)) == n - half);
+	__atomic_store_n(&f->received, f->received + n, __ATOMIC_RELEASE);
+}
+
+static void
+register_owned_flag(void)
+{
+	static const struct rte_mbuf_dynfield desc = {
+		.name = "sirq_test_owned",
+		.size = sizeof(uint8_t),
+		.align = __alignof__(uint8_t),
+	};
+
+	owned_off = rte_mbuf_dynfield_register(&desc);
+	cr_assert(owned_off >= 0, "dynfield: %s", strerror(rte_errno));
+}
+
+Test(lcore_exclusive, flood_handed_back_and_forth_loses_and_doubles_no_mbuf,
+     .timeout = 90)
+{
+	struct sirq_lcore_conf conf;
+	struct flood f = { 0 };
+	struct sirq_lcore *lc;
+	struct sirq_stats st;
+	uint64_t end, flips = 0;
+
+	eal_start(null_vdev);
+	register_owned_flag();
+	port_start(0, 1, false);
+	sirq_lcore_conf_default(&conf);
+	conf.params.policy = SIRQ_POLICY_KICINSKI;
+	lc = sirq_lcore_create(TEST_LCORE, &conf);
+	cr_assert(lc != NULL);
+	cr_assert(sirq_lcore_add_rx_queue(lc, 0, 0, flood_rx, &f) == 0);
+	f.txq = sirq_lcore_add_tx_queue(lc, 0, 0);
+	cr_assert(f.txq >= 0);
+
+	/*
+	 * need_resched on and off every millisecond: passes end on it,
+	 * kicinski opens 2 ms windows in which sirqd has the work, and takes
+	 * it back when they end; the flood keeps both sides busy.
+	 */
+	dispatcher_launch(lc);
+	end = now_ns() + 2000000000ULL;
+	while (now_ns() < end) {
+		sirq_set_need_resched(sirq_lcore_cpu(lc), (flips++ & 1) != 0);
+		usleep(1000);
+	}
+	sirq_set_need_resched(sirq_lcore_cpu(lc), false);
+	dispatcher_join(lc);
+
+	sirq_stats_get(sirq_lcore_cpu(lc), &st);
+	cr_expect_gt(st.runs[SIRQ_NET_RX][SIRQ_CTX_INLINE], 0, "dispatcher ran NET_RX");
+	cr_expect_gt(st.runs[SIRQ_NET_RX][SIRQ_CTX_WORKER], 0, "sirqd ran NET_RX");
+	cr_expect_gt(st.windows_opened[SIRQ_WINDOW_DEFER], 0);
+	cr_expect_gt(st.window_overrides + st.windows_closed_idle, 0,
+		     "the dispatcher took the work back");
+	cr_expect_gt(f.received, 100000, "%lu packets", (unsigned long)f.received);
+	cr_expect_eq(f.handed_out_twice, 0, "an mbuf was handed out twice");
+	cr_expect_eq(f.off_lcore, 0, "a handler ran with another lcore id");
+	sirq_lcore_free(lc);
+	cr_expect_eq(pool_in_use(), 0, "%u mbufs not back in the pool",
+		     pool_in_use());
+}
+
+/* TIMER: the lcore's rte_timer list, run by sirqd as the lcore. */
+
+struct timer_seen {
+	uint64_t fired;
+	unsigned int lcore;
+	bool in_worker;
+};
+
+static struct sirq_lcore *timer_lc;
+
+static void
+on_timer(struct rte_timer *t, void *arg)
+{
+	struct timer_seen *s = arg;
+	struct sirq_stats st;
+
+	(void)t;
+	sirq_stats_get(sirq_lcore_cpu(timer_lc), &st);
+	s->lcore = rte_lcore_id();
+	s->in_worker = st.runs[SIRQ_TIMER][SIRQ_CTX_INLINE] == 0;
+	__atomic_store_n(&s->fired, 1, __ATOMIC_RELEASE);
+}
+
+Test(lcore_exclusive, threaded_policy_runs_the_lcores_timers_in_sirqd,
+     .timeout = 60)
+{
+	struct sirq_lcore_conf conf;
+	struct timer_seen seen = { .lcore = RTE_MAX_LCORE };
+	struct rte_timer tim;
+	struct sirq_stats st;
+
+	eal_start(NULL);
+	sirq_lcore_conf_default(&conf);
+	conf.params.policy = SIRQ_POLICY_THREADED;
+	timer_lc = sirq_lcore_create(TEST_LCORE, &conf);
+	cr_assert(timer_lc != NULL);
+	rte_timer_init(&tim);
+	cr_assert(rte_timer_reset(&tim, rte_get_timer_hz() / 100, SINGLE,
+				  TEST_LCORE, on_timer, &seen) == 0);
+	dispatcher_launch(timer_lc);
+	cr_assert(wait_for(&seen.fired, 1, 10000), "the timer never fired");
+	dispatcher_join(timer_lc);
+
+	sirq_stats_get(sirq_lcore_cpu(timer_lc), &st);
+	cr_expect_eq(seen.lcore, TEST_LCORE, "callback on lcore %u", seen.lcore);
+	cr_expect(seen.in_worker, "TIMER ran on the dispatcher");
+	cr_expect_gt(st.runs[SIRQ_TIMER][SIRQ_CTX_WORKER], 0);
+	sirq_lcore_free(timer_lc);
+}
+
+/* The check: per-lcore state without the lock stops the process. */
+
+static struct sirq_lcore *
+idle_lcore(void)
+{
+	struct sirq_lcore_conf conf;
+	struct sirq_lcore *lc;
+
+	eal_start(null_vdev);
+	port_start(0, 1, false);
+	sirq_lcore_conf_default(&conf);
+	lc = sirq_lcore_create(TEST_LCORE, &conf);
+	cr_assert(lc != NULL);
+	cr_assert(sirq_lcore_add_rx_queue(lc, 0, 0, flood_rx, NULL) == 0);
+	return lc;
+}
+
+Test(lcore_exclusive, net_rx_without_the_execution_lock_aborts,
+     .signal = SIGABRT, .timeout = 30)
+{
+	struct sirq_lcore *lc = idle_lcore();
+
+	sirq_net_rx_action(sirq_lcore_cpu(lc), &lc->rx);
+	cr_assert_fail("NET_RX ran without the lock");
+}
+
+Test(lcore_exclusive, rx_fetch_without_the_execution_lock_aborts,
+     .signal = SIGABRT, .timeout = 30)
+{
+	struct sirq_lcore *lc = idle_lcore();
+
+	sirq_hardirq_rx_fetch(&lc->rx);
+	cr_assert_fail("the fetch ran without the lock");
+}
+
+Test(lcore_exclusive, with_bottom_halves_off_the_same_calls_run, .timeout = 30)
+{
+	struct sirq_lcore *lc = idle_lcore();
+	struct sirq_cpu *cpu = sirq_lcore_cpu(lc);
+
+	sirq_bh_disable(cpu);
+	sirq_net_rx_action(cpu, &lc->rx);	/* nothing scheduled: no poll */
+	sirq_bh_enable(cpu);
+	sirq_lcore_free(lc);
+	cr_expect_eq(pool_in_use(), 0);
+}
