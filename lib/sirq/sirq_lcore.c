@@ -44,6 +44,8 @@ static rte_spinlock_t lcores_lock = RTE_SPINLOCK_INITIALIZER;
 
 uint64_t sirq_tsc_ns_mult;
 
+static void sirqd_peek(void *arg);
+
 static uint64_t
 tsc_clock_ns(void *ctx)
 {
@@ -226,6 +228,8 @@ sirq_lcore_create(unsigned int lcore_id, const struct sirq_lcore_conf *conf)
 	lc->rx.budget_us = conf->netdev_budget_us;
 	lc->tx.cpu = lc->cpu;
 	lc->tx.stats = &lc->stats;
+	lc->worker.peek = sirqd_peek;
+	lc->worker.peek_arg = lc;
 
 	ret = rte_timer_subsystem_init();
 	if (ret != 0 && ret != -EALREADY) {
@@ -367,14 +371,26 @@ sirq_lcore_id(const struct sirq_lcore *lc)
  * lockless peek at the list head, which rte_timer_manage() changes under
  * the list's own lock; a stale read raises TIMER once for nothing, or a
  * tick late. Like the kernel's tick it fires whoever holds the execution
- * lock, so a sirqd busy with a flood still gets its TIMER work.
+ * lock, and sirqd looks too, before each of its passes.
  */
-static inline void
+static inline int64_t
 hardirq_timer(struct sirq_lcore *lc)
 {
-	lc->timer_ticks = rte_timer_next_ticks();
-	if (lc->timer_ticks == 0)
+	int64_t ticks = rte_timer_next_ticks();
+
+	if (ticks == 0)
 		sirq_raise_irqoff(lc->cpu, SIRQ_TIMER);
+	return ticks;
+}
+
+/* What sirqd looks at before a pass: the "interrupts" that need no lock. */
+static void
+sirqd_peek(void *arg)
+{
+	struct sirq_lcore *lc = arg;
+
+	sirq_hardirq_rx_desc(&lc->rx);
+	hardirq_timer(lc);
 }
 
 static inline void
@@ -397,7 +413,7 @@ sirq_lcore_iteration(struct sirq_lcore *lc)
 	enum sirq_irq_exit_result res;
 
 	sirq_hardirq_rx_desc(&lc->rx);
-	hardirq_timer(lc);
+	lc->timer_ticks = hardirq_timer(lc);
 	if (unlikely(!sirq_irq_enter(lc->cpu))) {
 		sirqd_lock_busy(&lc->worker);
 		res = SIRQ_IRQ_EXIT_BUSY;

@@ -89,7 +89,11 @@ napi_is_scheduled(const struct sirq_napi *n)
 	return __atomic_load_n(&n->scheduled, __ATOMIC_ACQUIRE);
 }
 
-/* The Rx "interrupt" of queues with descriptor status; no lock needed. */
+/*
+ * The Rx "interrupt" of queues with descriptor status; no lock needed,
+ * and the dispatcher and sirqd may both look (a queue scheduled twice is
+ * scheduled once).
+ */
 void
 sirq_hardirq_rx_desc(struct sirq_rx *rx)
 {
@@ -104,7 +108,7 @@ sirq_hardirq_rx_desc(struct sirq_rx *rx)
 			continue;
 		if (rte_eth_rx_descriptor_status(n->port, n->queue, 0) ==
 		    RTE_ETH_RX_DESC_DONE) {
-			sirq_stat_add(&rx->stats->rx_sched_desc, 1);
+			sirq_stat_add_atomic(&rx->stats->rx_sched_desc, 1);
 			napi_schedule(rx, i);
 		}
 	}

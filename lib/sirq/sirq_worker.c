@@ -258,8 +258,10 @@ sirqd_main(void *arg)
 	rcu_online(w, true);
 
 	for (;;) {
-		enum sirq_worker_status st = sirq_worker_run(w->cpu);
+		enum sirq_worker_status st;
 
+		w->peek(w->peek_arg);
+		st = sirq_worker_run(w->cpu);
 		give_back_priority(w);
 		switch (st) {
 		case SIRQ_WORKER_SLEEP:
