@@ -516,7 +516,13 @@ bool sirq_tasklet_is_scheduled(const struct sirq_tasklet *t);
  * An lcore's dispatcher polls its "hardirq" sources (NIC Rx queues, the
  * rte_timer deadline), raises their vectors, then calls sirq_irq_exit();
  * in poll mode it then runs the application's slice on the same lcore.
- * Its worker is a pthread "sirqd/<lcore>" sleeping on an eventfd.
+ * Its worker is a pthread "sirqd/<lcore>" sleeping on an eventfd, which
+ * runs handlers as the lcore (rte_lcore_id() is the lcore's): every use
+ * of the lcore's DPDK state, by either thread, holds the execution lock.
+ * Application code on the lcore that touches that state (its mempool
+ * cache, its rte_timer list) outside a handler must hold
+ * sirq_bh_disable(), as kernel code does for per-CPU data that softirqs
+ * share.
  */
 
 struct rte_mbuf;
@@ -537,12 +543,13 @@ enum sirq_mode {
 #define SIRQ_IRQ_TICK_US_DEFAULT 100
 #define SIRQ_IRQ_PRIORITY_DEFAULT 50
 /**
- * SCHED_FIFO priority of the worker while it runs a pass. A pass of the
- * kernel's softirq loop cannot be preempted by tasks; a user-space worker
- * preempted while holding the execution lock would stall the dispatcher,
- * so it runs each pass (at most max_time plus one handler) above every
- * SCHED_OTHER task and drops back between passes, where cond_resched()
- * lets tasks in. Below the irq-mode dispatcher's priority.
+ * SCHED_FIFO priority lent to the worker when the dispatcher finds it
+ * preempted inside a pass (priority inheritance on the execution lock,
+ * as PREEMPT_RT's softirq lock has). A kernel pass cannot be preempted by
+ * tasks; a user-space worker preempted while holding the lock would lock
+ * the dispatcher out for as long as the scheduler keeps it off the CPU.
+ * The worker is otherwise a SCHED_OTHER thread, like ksoftirqd, and gives
+ * the priority back when the pass ends. Below the irq-mode dispatcher's.
  */
 #define SIRQ_WORKER_BOOST_PRIORITY_DEFAULT 1
 /** Packets fetched per queue to learn that it has work. */
@@ -578,17 +585,16 @@ struct sirq_lcore_conf {
 	const char *worker_cpus;
 	uint32_t irq_tick_us;		/**< irq mode: longest sleep */
 	int irq_priority;		/**< irq mode: SCHED_FIFO priority */
-	/** SCHED_FIFO priority of a worker pass; 0 runs passes unboosted. */
+	/**
+	 * SCHED_FIFO priority lent to a worker preempted inside a pass
+	 * (SIRQ_WORKER_BOOST_PRIORITY_DEFAULT); 0 never lends it.
+	 */
 	int worker_boost_priority;
 	/**
-	 * Give the worker an lcore id of its own (rte_thread_register()), so
-	 * its mempool operations go through a per-lcore cache as the
-	 * dispatcher's do, instead of straight to the shared ring: a flood
-	 * handed to the worker is then forwarded at the dispatcher's speed.
-	 * The price is DPDK multi-process: once a thread is registered,
-	 * secondary processes (dpdk-dumpcap, dpdk-proc-info) cannot attach,
-	 * and registration fails if one already has. Needs a free lcore id
-	 * (RTE_MAX_LCORE). Off by default.
+	 * Deprecated, ignored (a warning is logged): the worker runs its
+	 * handlers as the lcore it serves, with that lcore's mempool cache
+	 * and rte_timer list, under the execution lock, and no lcore is
+	 * registered for it, so DPDK multi-process keeps working.
 	 */
 	bool worker_register;
 	sirq_app_fn_t app_fn;		/**< poll mode: optional slice */
