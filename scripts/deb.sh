@@ -52,7 +52,9 @@ changes=$out/libsirq_${version}_$arch.changes
 if command -v lintian >/dev/null; then
 	echo "deb: lintian --pedantic --display-info (fails on errors)"
 	rc=0
-	lintian --fail-on error --pedantic --display-info "$changes" >"$out/lintian.txt" 2>&1 || rc=$?
+	# TMPDIR: lintian leaves its mldbm-* index files behind.
+	TMPDIR=$work lintian --fail-on error --pedantic --display-info "$changes" \
+		>"$out/lintian.txt" 2>&1 || rc=$?
 	grep -v '^running with root privileges' "$out/lintian.txt" || true
 	count() { grep -c "^$1: " "$out/lintian.txt" || true; }
 	echo "deb: lintian: $(count E) errors, $(count W) warnings, $(count I) info," \
