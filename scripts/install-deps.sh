@@ -21,6 +21,11 @@ PKGS=(
 	liblwip-dev
 	libjansson-dev
 	iproute2
+	# Debian packages (scripts/deb.sh, tests/deb)
+	dpkg-dev
+	debhelper
+	help2man
+	lintian
 )
 
 missing=()

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Install dependencies, build with -Werror, run every test; then run the
-# tests again under ASan+UBSan, the engine's stress test under TSan, and
-# each libFuzzer target for FUZZ_SECONDS (15) from its kept corpus. Prints
-# one summary line "N passed, N failed" at the end; exit status 0 only if
-# all passed.
+# tests again under ASan+UBSan, the engine's stress test under TSan, each
+# libFuzzer target for FUZZ_SECONDS (15) from its kept corpus, and build
+# and check the Debian packages once (tests/deb). Prints one summary line
+# "N passed, N failed" at the end; exit status 0 only if all passed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -85,6 +85,17 @@ CC=clang run_suite tsan build-tsan -Dbuildtype=debugoptimized \
 CC=clang run_suite fuzz build-fuzz -Dfuzz=true -Dbuildtype=debug \
 	-Db_sanitize=address,undefined -Db_lundef=false -Dtests=false -Dtools=false \
 	-- --suite fuzz
+
+# The Debian packages, built once from a copy of the tree (not per build
+# directory): about a minute on 2 cores.
+echo "== deb: tests/deb/check-deb.sh"
+rc=0
+tests/deb/check-deb.sh || rc=$?
+case $rc in
+0) passed=$((passed + 1)); echo "== deb: 1 passed, 0 failed" ;;
+77) passed=$((passed + 1)); echo "== deb: skipped (counted as passed, as meson counts SKIP)" ;;
+*) failed=$((failed + 1)); echo "== deb: 0 passed, 1 failed" ;;
+esac
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

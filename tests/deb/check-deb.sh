@@ -1,0 +1,152 @@
+#!/usr/bin/env bash
+# The Debian packages, as a user gets them: scripts/deb.sh builds them from
+# a copy of the tree into a scratch directory (lintian without errors);
+# dpkg -c shows each file in the package it belongs to; dpkg -x unpacks
+# them into a scratch root, where examples/minimal builds against
+# libsirq-dev with nothing but pkg-config and runs on that root's
+# libsirq.so.0, and tests/install's consumer links the static library.
+# Exit 77 (skip) when dpkg-buildpackage, debhelper or a build dependency
+# is missing. Called once by scripts/test.sh; about a minute on 2 cores.
+set -euo pipefail
+
+top=$(cd "$(dirname "$0")/../.." && pwd)
+skip() { echo "SKIP: $*"; exit 77; }
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+command -v dpkg-buildpackage >/dev/null ||
+	skip "dpkg-buildpackage is not installed (apt-get install dpkg-dev)"
+command -v dh >/dev/null || skip "debhelper is not installed (apt-get install debhelper)"
+unmet=$(cd "$top" && dpkg-checkbuilddeps 2>&1) ||
+	skip "build dependencies missing: ${unmet##*dependencies: }"
+
+tmp=$(mktemp -d)
+prefix=sirq-deb-$$
+trap 'rm -rf "$tmp" "/var/run/dpdk/$prefix"' EXIT
+
+version=$(cd "$top" && dpkg-parsechangelog -S Version)
+meson_version=$(sed -n "s/^[[:space:]]*version: '\([^']*\)',/\1/p" "$top/meson.build" | head -1)
+[ "$version" = "$meson_version" ] ||
+	fail "debian/changelog is at $version, meson.build at $meson_version"
+arch=$(dpkg-architecture -qDEB_HOST_ARCH)
+ma=$(dpkg-architecture -qDEB_HOST_MULTIARCH)
+libdir=/usr/lib/$ma
+
+start=$(date +%s)
+DEB_NO_DEPS=1 "$top/scripts/deb.sh" "$tmp/debs"
+echo "deb: built and checked in $(( $(date +%s) - start )) s"
+
+# Which package ships each path.
+declare -A owner
+for p in libsirq0 libsirq-dev sirq-tools; do
+	deb=$tmp/debs/${p}_${version}_$arch.deb
+	[ -f "$deb" ] || fail "no $deb"
+	while read -r path; do
+		owner[$path]="${owner[$path]:+${owner[$path]} }$p"
+	done < <(dpkg -c "$deb" | awk '$1 !~ /^d/ { sub(/^\./, "", $6); print $6 }')
+done
+expect() {	# package path...
+	local p=$1 f
+	shift
+	for f; do
+		[ "${owner[$f]:-}" = "$p" ] || fail "$f is in '${owner[$f]:-no package}', not $p"
+	done
+}
+expect libsirq0 "$libdir/libsirq.so.0" "$libdir/libsirq.so.$version"
+expect libsirq-dev /usr/include/sirq.h "$libdir/libsirq.so" "$libdir/libsirq.a" \
+	"$libdir/pkgconfig/libsirq.pc"
+programs=(l2fwd-sirq tcp-echo tcp-echo-client sirq-sim)
+for prog in "${programs[@]}"; do
+	expect sirq-tools "/usr/bin/$prog" "/usr/share/man/man1/$prog.1.gz"
+done
+for ini in "$top"/config/*.ini; do
+	expect sirq-tools "/usr/share/doc/sirq-tools/examples/$(basename "$ini")"
+done
+# Nothing else in a program or library directory (the benches, tests).
+extra=$(printf '%s\n' "${!owner[@]}" | grep -E "^(/usr/bin/|$libdir/[^/]*$)" | sort |
+	grep -vxF -e "$libdir/libsirq.so.0" -e "$libdir/libsirq.so.$version" \
+		-e "$libdir/libsirq.so" -e "$libdir/libsirq.a" \
+		"${programs[@]/#/-e/usr/bin/}" || true)
+[ -z "$extra" ] || fail "unexpected files: $extra"
+echo "deb: dpkg -c: library, header, .a, .pc, ${#programs[@]} programs with man pages," \
+	"$(ls "$top"/config/*.ini | wc -l) example configs, each in its package"
+
+# Dependencies and the symbols file.
+dpkg-deb -f "$tmp/debs/libsirq-dev_${version}_$arch.deb" Depends | grep -qF "libsirq0 (= $version)" ||
+	fail "libsirq-dev does not depend on libsirq0 (= $version)"
+dpkg-deb -f "$tmp/debs/sirq-tools_${version}_$arch.deb" Depends | grep -qF "libsirq0 (>= $version)" ||
+	fail "sirq-tools does not depend on libsirq0 (>= $version)"
+map_symbols() {
+	grep -oE '^[[:space:]]+sirq_[a-z_]+;' "$top/lib/sirq/version.map" | tr -d ' \t;' | sort
+}
+diff -u <(map_symbols) \
+	<(dpkg-deb -I "$tmp/debs/libsirq0_${version}_$arch.deb" symbols |
+		awk '$1 ~ /^sirq_.*@/ { sub(/@.*/, "", $1); print $1 }' | sort) ||
+	fail "libsirq0's symbols file and lib/sirq/version.map differ"
+
+root=$tmp/root
+mkdir "$root"
+for p in libsirq0 libsirq-dev sirq-tools; do
+	dpkg -x "$tmp/debs/${p}_${version}_$arch.deb" "$root"
+done
+diff -u <(map_symbols) \
+	<(nm -D --defined-only "$root$libdir/libsirq.so.0" |
+		awk '$2 == "T" { sub(/@.*/, "", $3); print $3 }' | sort) ||
+	fail "libsirq.so.0 does not export exactly lib/sirq/version.map"
+
+# Man pages carry each program's own options (the apps' are behind "--",
+# their --help alone is EAL's).
+declare -A option=([l2fwd-sirq]=portmask [tcp-echo]=tsq [tcp-echo-client]=conns [sirq-sim]=scenario)
+for prog in "${programs[@]}"; do
+	page=$(zcat "$root/usr/share/man/man1/$prog.1.gz")
+	grep -q '^\.SH SYNOPSIS' <<<"$page" || fail "$prog.1 has no synopsis"
+	grep -q -- "${option[$prog]}" <<<"$page" || fail "$prog.1 lacks --${option[$prog]}"
+done
+
+# The unpacked root is /usr as packaged; its libsirq.pc says so. A copy
+# with the root as its prefix is what pkg-config reads (as tests/install
+# does): PKG_CONFIG_SYSROOT_DIR would move libdpdk's and numa's flags,
+# from the .pc files of the system, into the root as well.
+pc=$root$libdir/pkgconfig/libsirq.pc
+grep -qx 'prefix=/usr' "$pc" || fail "libsirq.pc: $(grep '^prefix=' "$pc")"
+mkdir "$tmp/pc"
+sed "s|^prefix=.*|prefix=$root/usr|" "$pc" >"$tmp/pc/libsirq.pc"
+export PKG_CONFIG_PATH=$tmp/pc
+cc=${CC:-cc}
+echo "deb: pkg-config --cflags --libs libsirq: $(pkg-config --cflags --libs libsirq)"
+
+# shellcheck disable=SC2046
+$cc -O2 -Wall -Wextra -Werror -o "$tmp/minimal" "$top/examples/minimal/minimal.c" \
+	$(pkg-config --cflags --libs libsirq libdpdk)
+export LD_LIBRARY_PATH=$root$libdir
+resolved=$(ldd "$tmp/minimal" | awk '$1 == "libsirq.so.0" { print $3 }')
+[ "$resolved" = "$root$libdir/libsirq.so.0" ] ||
+	fail "minimal links libsirq.so.0 from '${resolved:-nowhere}', not the scratch root"
+echo "deb: examples/minimal: libsirq.so.0 => $resolved"
+if [ "$(id -u)" -eq 0 ]; then
+	"$tmp/minimal" -l 0 --no-huge -m 128 --no-pci --no-telemetry \
+		--file-prefix="$prefix" --vdev=net_null0 -- 1 >"$tmp/minimal.json"
+	grep -q '"rx_packets": [1-9]' "$tmp/minimal.json" ||
+		fail "minimal counted no packets: $(cat "$tmp/minimal.json")"
+	echo "deb: examples/minimal ran 1 s on net_null: $(head -1 "$tmp/minimal.json")"
+else
+	echo "deb: not root: examples/minimal built and linked, not run (DPDK's EAL)"
+fi
+
+# The static library: tests/install's consumer, libsirq.a from the root.
+static_libs="-L$root$libdir -Wl,-Bstatic -lsirq -Wl,-Bdynamic $(pkg-config --libs libdpdk numa) -lpthread"
+# shellcheck disable=SC2046,SC2086
+$cc -Wall -Wextra -Werror -o "$tmp/consumer-static" "$top/tests/install/consumer.c" \
+	$(pkg-config --cflags libsirq) $static_libs
+! ldd "$tmp/consumer-static" | grep -q libsirq || fail "consumer-static is linked to libsirq.so"
+"$tmp/consumer-static"
+
+# The packaged programs run on the packaged library (tcp-echo-client is
+# kernel TCP only).
+for prog in l2fwd-sirq tcp-echo sirq-sim; do
+	resolved=$(ldd "$root/usr/bin/$prog" | awk '$1 == "libsirq.so.0" { print $3 }')
+	[ "$resolved" = "$root$libdir/libsirq.so.0" ] ||
+		fail "$prog links libsirq.so.0 from '${resolved:-nowhere}'"
+done
+"$root/usr/bin/l2fwd-sirq" -- --help >/dev/null
+"$root/usr/bin/sirq-sim" --scenario stall --policy kicinski --duration-ms 200 --quiet
+echo "deb: ok ($(( $(date +%s) - start )) s)"
