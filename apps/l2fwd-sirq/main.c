@@ -53,6 +53,7 @@ struct fwd_lcore {
 	uint16_t nb_rx;
 	uint16_t rx_port[MAX_RX_PER_LCORE];
 	uint16_t rx_queue[MAX_RX_PER_LCORE];
+	int tx_queue[RTE_MAX_ETHPORTS];		/* -1: does not send there */
 	struct l2fwd_path path;
 	struct app_load load;
 };
@@ -62,6 +63,7 @@ static struct l2fwd_opts opts;
 static struct l2fwd_port ports[RTE_MAX_ETHPORTS];
 static struct fwd_lcore fwd[RTE_MAX_LCORE];
 static unsigned int nb_fwd;
+static uint16_t nb_txq[RTE_MAX_ETHPORTS];	/* per port */
 static struct rte_mempool *pools[RTE_MAX_NUMA_NODES];
 static struct rte_timer control_timer;
 static uint64_t start_ns;
@@ -162,6 +164,76 @@ assign_lcores(unsigned int nb_queues)
 	return 0;
 }
 
+/*
+ * TX queues as l2fwd has them: a port gets one per lcore that transmits
+ * to it (one that polls an Rx queue of its pair), numbered in lcore
+ * order, and each such lcore sends there on its own queue. No TX queue
+ * is shared, so a flush needs no lock.
+ */
+static void
+assign_tx_queues(void)
+{
+	unsigned int i, r;
+	uint16_t port;
+
+	for (i = 0; i < nb_fwd; i++) {
+		struct fwd_lcore *f = &fwd[i];
+
+		for (port = 0; port < RTE_MAX_ETHPORTS; port++)
+			f->tx_queue[port] = -1;
+		for (r = 0; r < f->nb_rx; r++) {
+			uint16_t dst = ports[f->rx_port[r]].dst;
+
+			if (f->tx_queue[dst] < 0)
+				f->tx_queue[dst] = nb_txq[dst]++;
+		}
+	}
+}
+
+/*
+ * Every port has the queues the lcores need, checked before any port is
+ * configured. A PMD with fewer TX queues than lcores sending to the port
+ * is refused rather than shared: a shared queue would need a lock around
+ * each flush, taken by threads that can be preempted holding it.
+ */
+static int
+check_port_queues(void)
+{
+	struct rte_eth_dev_info info;
+	uint16_t port;
+	int ret;
+
+	for (port = 0; port < RTE_MAX_ETHPORTS; port++) {
+		if (!ports[port].enabled)
+			continue;
+		ret = rte_eth_dev_info_get(port, &info);
+		if (ret != 0) {
+			fprintf(stderr, PROG ": port %u: device info: %s\n", port,
+				strerror(-ret));
+			return ret;
+		}
+		if (opts.rxq_per_port > info.max_rx_queues) {
+			fprintf(stderr, PROG ": port %u has %u Rx queue(s), --rxq %u wanted\n",
+				port, info.max_rx_queues, opts.rxq_per_port);
+			return -EINVAL;
+		}
+		if (nb_txq[port] > info.max_tx_queues && opts.rxq_per_port > 1) {
+			fprintf(stderr, PROG ": port %u has %u TX queue(s) and %u lcores "
+				"transmit to it, one queue each: use -q %u (one lcore "
+				"polls each port) or fewer lcores\n", port,
+				info.max_tx_queues, nb_txq[port], opts.rxq_per_port);
+			return -EINVAL;
+		}
+		if (nb_txq[port] > info.max_tx_queues) {
+			fprintf(stderr, PROG ": port %u has %u TX queue(s) and %u lcores "
+				"transmit to it, one queue each: use fewer lcores\n",
+				port, info.max_tx_queues, nb_txq[port]);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
 static struct rte_mempool *
 pool_for_socket(int socket, unsigned int nb_mbufs)
 {
@@ -213,24 +285,19 @@ on_link_event(uint16_t port, enum rte_eth_event_type type, void *arg,
 }
 
 static int
-port_init(uint16_t port, uint16_t nb_txq, unsigned int nb_mbufs)
+port_init(uint16_t port, unsigned int nb_mbufs)
 {
 	struct rte_eth_dev_info info;
 	struct rte_eth_conf conf;
 	struct rte_eth_link link;
 	struct rte_mempool *pool;
 	uint16_t q, nb_rxd = RX_DESC, nb_txd = TX_DESC;
+	uint16_t nb_tx = RTE_MAX(nb_txq[port], 1);
 	int socket = rte_eth_dev_socket_id(port), ret;
 
 	ret = rte_eth_dev_info_get(port, &info);
 	if (ret != 0)
 		return ret;
-	if (opts.rxq_per_port > info.max_rx_queues || nb_txq > info.max_tx_queues) {
-		fprintf(stderr, PROG ": port %u has %u Rx / %u TX queues, %u / %u wanted\n",
-			port, info.max_rx_queues, info.max_tx_queues,
-			opts.rxq_per_port, nb_txq);
-		return -EINVAL;
-	}
 	memset(&conf, 0, sizeof(conf));
 	if (opts.rxq_per_port > 1) {
 		conf.rxmode.mq_mode = RTE_ETH_MQ_RX_RSS;
@@ -239,7 +306,7 @@ port_init(uint16_t port, uint16_t nb_txq, unsigned int nb_mbufs)
 	}
 	conf.intr_conf.rxq = common.lcore.mode == SIRQ_MODE_IRQ;
 	conf.intr_conf.lsc = (*info.dev_flags & RTE_ETH_DEV_INTR_LSC) != 0;
-	ret = rte_eth_dev_configure(port, opts.rxq_per_port, nb_txq, &conf);
+	ret = rte_eth_dev_configure(port, opts.rxq_per_port, nb_tx, &conf);
 	if (ret == 0)
 		ret = rte_eth_dev_adjust_nb_rx_tx_desc(port, &nb_rxd, &nb_txd);
 	if (ret != 0)
@@ -250,7 +317,7 @@ port_init(uint16_t port, uint16_t nb_txq, unsigned int nb_mbufs)
 		return -ENOMEM;
 	for (q = 0; q < opts.rxq_per_port && ret == 0; q++)
 		ret = rte_eth_rx_queue_setup(port, q, nb_rxd, socket, NULL, pool);
-	for (q = 0; q < nb_txq && ret == 0; q++)
+	for (q = 0; q < nb_tx && ret == 0; q++)
 		ret = rte_eth_tx_queue_setup(port, q, nb_txd, socket, NULL);
 	if (ret != 0)
 		return ret;
@@ -359,12 +426,14 @@ create_lcore(struct fwd_lcore *f)
 		if (sirq_lcore_add_rx_queue(f->lc, f->rx_port[i], f->rx_queue[i],
 					    l2fwd_rx, &f->path) != 0)
 			return NULL;
-	/* Each forwarding lcore transmits on its own queue of every port. */
+	/* Its own queue on each port it transmits to (assign_tx_queues()). */
 	for (port = 0; port < RTE_MAX_ETHPORTS; port++) {
-		if (!ports[port].enabled)
+		f->path.txq_of_port[port] = -1;
+		if (f->tx_queue[port] < 0)
 			continue;
 		f->path.txq_of_port[port] =
-			sirq_lcore_add_tx_queue(f->lc, port, (uint16_t)(f - fwd));
+			sirq_lcore_add_tx_queue(f->lc, port,
+						(uint16_t)f->tx_queue[port]);
 		if (f->path.txq_of_port[port] < 0)
 			return NULL;
 	}
@@ -436,7 +505,7 @@ parse_app_args(int argc, char **argv)
 int
 main(int argc, char **argv)
 {
-	unsigned int i, nb_mbufs, nb_rxq = 0;
+	unsigned int i, nb_mbufs, nb_rxq = 0, nb_txq_all = 0;
 	int ret, rc = 0;
 	uint16_t port;
 
@@ -455,20 +524,28 @@ main(int argc, char **argv)
 		rte_eal_cleanup();
 		return APP_EXIT_USAGE;
 	}
+	assign_tx_queues();
+	ret = check_port_queues();
+	if (ret != 0) {
+		rte_eal_cleanup();
+		return ret == -EINVAL ? APP_EXIT_USAGE : 1;
+	}
+	for (port = 0; port < RTE_MAX_ETHPORTS; port++)
+		nb_txq_all += nb_txq[port];
 	/*
-	 * Rx rings and staging, TX rings and buffers per lcore, and two
+	 * Rx rings and staging, TX rings and their lcores' buffers, and two
 	 * mempool caches per lcore (the dispatcher's and, with
 	 * --worker-lcore-id, its sirqd's), each of which holds up to 1.5
 	 * times its size before it flushes.
 	 */
 	nb_mbufs = RTE_MAX(nb_rxq * (RX_DESC + SIRQ_STAGE_SIZE) +
-			   nb_rxq * nb_fwd * (TX_DESC + SIRQ_TX_BURST) +
+			   nb_txq_all * (TX_DESC + SIRQ_TX_BURST) +
 			   nb_fwd * 2 * (MEMPOOL_CACHE * 3 / 2),
 			   (unsigned int)MIN_MBUFS);
 	for (port = 0; port < RTE_MAX_ETHPORTS; port++) {
 		if (!ports[port].enabled)
 			continue;
-		ret = port_init(port, (uint16_t)nb_fwd, nb_mbufs);
+		ret = port_init(port, nb_mbufs);
 		if (ret != 0) {
 			fprintf(stderr, PROG ": port %u: %s\n", port,
 				strerror(-ret));
