@@ -27,6 +27,7 @@
 #include <rte_launch.h>
 #include <rte_lcore.h>
 #include <rte_mbuf.h>
+#include <rte_mbuf_pool_ops.h>
 #include <rte_pdump.h>
 #include <rte_timer.h>
 
@@ -46,6 +47,19 @@
 #define MIN_MBUFS 8192
 #define MAX_RX_PER_LCORE L2FWD_MAX_RX_PER_LCORE
 #define CONTROL_PERIOD_MS 100		/* signals, --duration, -T */
+/*
+ * Mempool ops when lcores share CPUs. With the default MP/MC ring a
+ * thread preempted between moving a ring's head and its tail makes every
+ * other thread on the ring spin until it runs again: on shared CPUs that
+ * is a time slice, and for a SCHED_FIFO spinner on the preempted thread's
+ * CPU as long as RT throttling allows (950 ms a second). RTS (relaxed tail sync) lets the others go on
+ * and leaves the tail to the last one out, up to a head-tail distance of
+ * an eighth of the ring; HTS serialises every operation, so a preempted
+ * holder still stops all of them. DPDK's mempool guide names both for
+ * "overcommitted scenarios"; RTS is the one that does not wait for the
+ * preempted thread.
+ */
+#define SHARED_CPU_POOL_OPS "ring_mt_rts"
 
 struct fwd_lcore {
 	unsigned int lcore_id;
@@ -65,6 +79,7 @@ static struct fwd_lcore fwd[RTE_MAX_LCORE];
 static unsigned int nb_fwd;
 static uint16_t nb_txq[RTE_MAX_ETHPORTS];	/* per port */
 static struct rte_mempool *pools[RTE_MAX_NUMA_NODES];
+static const char *pool_ops;
 static struct rte_timer control_timer;
 static uint64_t start_ns;
 static uint64_t last_stats_ns;
@@ -234,6 +249,62 @@ check_port_queues(void)
 	return 0;
 }
 
+/*
+ * Two forwarding lcores whose CPUs overlap, so that one can be preempted
+ * in the middle of a mempool operation by the other. Lcores that forward
+ * nothing never touch the pool; an lcore and its own sirqd take turns
+ * under the execution lock (DESIGN.md). --worker-cpus puts every sirqd on
+ * the same CPUs.
+ */
+static bool
+lcores_share_cpus(char *why, size_t len)
+{
+	unsigned int i, j;
+
+	for (i = 0; i < nb_fwd; i++)
+		for (j = i + 1; j < nb_fwd; j++) {
+			rte_cpuset_t a = rte_lcore_cpuset(fwd[i].lcore_id);
+			rte_cpuset_t b = rte_lcore_cpuset(fwd[j].lcore_id);
+			rte_cpuset_t both;
+
+			CPU_AND(&both, &a, &b);
+			if (CPU_COUNT(&both) != 0) {
+				snprintf(why, len, "lcores %u and %u share CPUs",
+					 fwd[i].lcore_id, fwd[j].lcore_id);
+				return true;
+			}
+		}
+	if (common.worker_cpus[0] != '\0' && nb_fwd > 1) {
+		snprintf(why, len, "--worker-cpus puts %u sirqd threads on the same CPUs",
+			 nb_fwd);
+		return true;
+	}
+	return false;
+}
+
+/*
+ * The mbuf pool's ops: EAL's --mbuf-pool-ops-name if given (what a DPDK
+ * user sets for any application), SHARED_CPU_POOL_OPS where lcores share
+ * CPUs, DPDK's best ops (ring_mp_mc) otherwise.
+ */
+static const char *
+choose_pool_ops(void)
+{
+	const char *ops = rte_mbuf_user_mempool_ops();
+	char why[96];
+
+	if (ops != NULL)
+		snprintf(why, sizeof(why), "EAL --mbuf-pool-ops-name");
+	else if (lcores_share_cpus(why, sizeof(why)))
+		ops = SHARED_CPU_POOL_OPS;
+	else {
+		ops = rte_mbuf_best_mempool_ops();
+		snprintf(why, sizeof(why), "default: no two lcores share a CPU");
+	}
+	printf(PROG ": mbuf pool ops %s (%s)\n", ops, why);
+	return ops;
+}
+
 static struct rte_mempool *
 pool_for_socket(int socket, unsigned int nb_mbufs)
 {
@@ -245,11 +316,12 @@ pool_for_socket(int socket, unsigned int nb_mbufs)
 	if (pools[s] != NULL)
 		return pools[s];
 	snprintf(name, sizeof(name), "mbufs_%u", s);
-	pools[s] = rte_pktmbuf_pool_create(name, nb_mbufs, MEMPOOL_CACHE, 0,
-					   RTE_MBUF_DEFAULT_BUF_SIZE, (int)s);
+	pools[s] = rte_pktmbuf_pool_create_by_ops(name, nb_mbufs, MEMPOOL_CACHE,
+						  0, RTE_MBUF_DEFAULT_BUF_SIZE,
+						  (int)s, pool_ops);
 	if (pools[s] == NULL)
-		fprintf(stderr, PROG ": mbuf pool on socket %u (%u mbufs): %s\n",
-			s, nb_mbufs, rte_strerror(rte_errno));
+		fprintf(stderr, PROG ": mbuf pool on socket %u (%u mbufs, ops %s): %s\n",
+			s, nb_mbufs, pool_ops, rte_strerror(rte_errno));
 	return pools[s];
 }
 
@@ -532,6 +604,7 @@ main(int argc, char **argv)
 	}
 	for (port = 0; port < RTE_MAX_ETHPORTS; port++)
 		nb_txq_all += nb_txq[port];
+	pool_ops = choose_pool_ops();
 	/*
 	 * Rx rings and staging, TX rings and their lcores' buffers, and two
 	 * mempool caches per lcore (the dispatcher's and, with
