@@ -606,14 +606,13 @@ main(int argc, char **argv)
 		nb_txq_all += nb_txq[port];
 	pool_ops = choose_pool_ops();
 	/*
-	 * Rx rings and staging, TX rings and their lcores' buffers, and two
-	 * mempool caches per lcore (the dispatcher's and, with
-	 * --worker-lcore-id, its sirqd's), each of which holds up to 1.5
-	 * times its size before it flushes.
+	 * Rx rings and staging, TX rings and their lcores' buffers, and one
+	 * mempool cache per lcore (sirqd uses its lcore's or none), which
+	 * holds up to 1.5 times its size before it flushes.
 	 */
 	nb_mbufs = RTE_MAX(nb_rxq * (RX_DESC + SIRQ_STAGE_SIZE) +
 			   nb_txq_all * (TX_DESC + SIRQ_TX_BURST) +
-			   nb_fwd * 2 * (MEMPOOL_CACHE * 3 / 2),
+			   nb_fwd * (MEMPOOL_CACHE * 3 / 2),
 			   (unsigned int)MIN_MBUFS);
 	for (port = 0; port < RTE_MAX_ETHPORTS; port++) {
 		if (!ports[port].enabled)
