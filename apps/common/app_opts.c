@@ -80,8 +80,13 @@ const struct app_opt app_common_opts[] = {
 	{ "worker-boost", 0, "sirq", APP_OPT_INT, LCORE(worker_boost_priority),
 	  0, 99, "PRIO", "SCHED_FIFO priority of a worker pass; 0 leaves passes preemptible",
 	  NULL, NULL },
-	{ "worker-lcore-id", 0, "sirq", APP_OPT_FLAG_ON, LCORE(worker_register),
-	  0, 0, NULL, "give each sirqd an lcore id: cached mempool operations, but no secondary processes (dpdk-dumpcap)",
+	/*
+	 * Was rte_thread_register() for sirqd: a mempool cache of its own at
+	 * the price of DPDK multi-process. Kept so that old command lines
+	 * and INI files still run.
+	 */
+	{ "worker-lcore-id", 0, "sirq", APP_OPT_DEPRECATED, 0, 0, 0, NULL,
+	  "deprecated, does nothing: sirqd now runs as the lcore it serves, with its mempool cache, by default",
 	  NULL, NULL },
 	{ "irq-tick-us", 0, "sirq", APP_OPT_U32, LCORE(irq_tick_us), 1, 1000000,
 	  "US", "irq mode: longest sleep without an interrupt", NULL, NULL },
@@ -130,6 +135,22 @@ app_parse_duration_ns(const char *s, uint64_t *ns)
 	return -EINVAL;
 }
 
+/* An option without an argument on the command line. */
+static bool
+opt_is_flag(const struct app_opt *o)
+{
+	return o->kind == APP_OPT_FLAG_ON || o->kind == APP_OPT_FLAG_OFF ||
+		o->kind == APP_OPT_DEPRECATED;
+}
+
+/* A flag's value: none on the command line, 1/yes/true in the INI file. */
+static bool
+flag_value_ok(const char *value)
+{
+	return value == NULL || strcmp(value, "1") == 0 ||
+		strcmp(value, "yes") == 0 || strcmp(value, "true") == 0;
+}
+
 static int
 parse_unsigned(const char *s, int base, uint64_t *v)
 {
@@ -150,8 +171,8 @@ parse_unsigned(const char *s, int base, uint64_t *v)
 
 /* Set one option from its text; a message naming it and the value. */
 static int
-opt_set(const struct app_opt *o, void *conf, const char *value, char *err,
-	size_t len)
+opt_set(const char *prog, const struct app_opt *o, void *conf,
+	const char *value, char *err, size_t len)
 {
 	char *field = (char *)conf + o->offset;
 	uint64_t v = 0;
@@ -162,10 +183,14 @@ opt_set(const struct app_opt *o, void *conf, const char *value, char *err,
 	switch (o->kind) {
 	case APP_OPT_FLAG_ON:
 	case APP_OPT_FLAG_OFF:
-		if (value != NULL && strcmp(value, "1") != 0 &&
-		    strcmp(value, "yes") != 0 && strcmp(value, "true") != 0)
+		if (!flag_value_ok(value))
 			break;
 		*(bool *)field = o->kind == APP_OPT_FLAG_ON;
+		return 0;
+	case APP_OPT_DEPRECATED:
+		if (!flag_value_ok(value))
+			break;
+		fprintf(stderr, "%s: --%s is %s\n", prog, o->name, o->help);
 		return 0;
 	case APP_OPT_POLICY:
 		id = sirq_policy_from_name(value);
@@ -215,7 +240,7 @@ opt_set(const struct app_opt *o, void *conf, const char *value, char *err,
 			*(uint64_t *)field = v;
 		return 0;
 	}
-	if (o->kind == APP_OPT_FLAG_ON || o->kind == APP_OPT_FLAG_OFF)
+	if (opt_is_flag(o))
 		snprintf(err, len, "--%s takes no value, got '%s'", o->name,
 			 value);
 	else if (o->min != 0 || o->max != 0)
@@ -295,7 +320,8 @@ load_config(const char *prog, const char *path,
 				rc = APP_EXIT_USAGE;
 				break;
 			}
-			if (opt_set(o, conf, e[i].value, err, sizeof(err)) != 0) {
+			if (opt_set(prog, o, conf, e[i].value, err,
+				    sizeof(err)) != 0) {
 				fprintf(stderr, "%s: %s: [%s] %s\n", prog, path,
 					sections[s], err);
 				rc = APP_EXIT_USAGE;
@@ -317,8 +343,7 @@ build_longopts(const struct app_opt_table *tables, size_t nb,
 	for (t = 0; t < nb; t++)
 		for (i = 0; i < tables[t].nb && n < MAX_OPTS; i++, n++) {
 			const struct app_opt *o = &tables[t].opts[i];
-			bool flag = o->kind == APP_OPT_FLAG_ON ||
-				o->kind == APP_OPT_FLAG_OFF;
+			bool flag = opt_is_flag(o);
 
 			lo[n].name = o->name;
 			lo[n].has_arg = flag ? no_argument : required_argument;
@@ -420,7 +445,8 @@ app_opts_parse(const char *prog, int argc, char **argv,
 		}
 		o = c >= 256 ? opt_by_index(tables, nb, (size_t)(c - 256), &conf) :
 			opt_by_short(tables, nb, c, &conf);
-		if (o == NULL || opt_set(o, conf, optarg, err, sizeof(err)) != 0) {
+		if (o == NULL ||
+		    opt_set(prog, o, conf, optarg, err, sizeof(err)) != 0) {
 			fprintf(stderr, "%s: %s\n", prog,
 				o == NULL ? "unknown option" : err);
 			return APP_EXIT_USAGE;

@@ -40,6 +40,7 @@ enum app_opt_kind {
 	APP_OPT_MODE,
 	APP_OPT_STRING,		/* copied into a char[APP_STR_LEN] */
 	APP_OPT_CUSTOM,		/* parse() does it */
+	APP_OPT_DEPRECATED,	/* no argument, no effect: help is the warning */
 };
 
 #define APP_STR_LEN 256

@@ -27,6 +27,7 @@
 #include <rte_launch.h>
 #include <rte_lcore.h>
 #include <rte_mbuf.h>
+#include <rte_mbuf_pool_ops.h>
 #include <rte_pdump.h>
 #include <rte_timer.h>
 
@@ -46,6 +47,19 @@
 #define MIN_MBUFS 8192
 #define MAX_RX_PER_LCORE L2FWD_MAX_RX_PER_LCORE
 #define CONTROL_PERIOD_MS 100		/* signals, --duration, -T */
+/*
+ * Mempool ops when lcores share CPUs. With the default MP/MC ring a
+ * thread preempted between moving a ring's head and its tail makes every
+ * other thread on the ring spin until it runs again: on shared CPUs that
+ * is a time slice, and for a SCHED_FIFO spinner on the preempted thread's
+ * CPU as long as RT throttling allows (950 ms a second). RTS (relaxed tail sync) lets the others go on
+ * and leaves the tail to the last one out, up to a head-tail distance of
+ * an eighth of the ring; HTS serialises every operation, so a preempted
+ * holder still stops all of them. DPDK's mempool guide names both for
+ * "overcommitted scenarios"; RTS is the one that does not wait for the
+ * preempted thread.
+ */
+#define SHARED_CPU_POOL_OPS "ring_mt_rts"
 
 struct fwd_lcore {
 	unsigned int lcore_id;
@@ -53,6 +67,7 @@ struct fwd_lcore {
 	uint16_t nb_rx;
 	uint16_t rx_port[MAX_RX_PER_LCORE];
 	uint16_t rx_queue[MAX_RX_PER_LCORE];
+	int tx_queue[RTE_MAX_ETHPORTS];		/* -1: does not send there */
 	struct l2fwd_path path;
 	struct app_load load;
 };
@@ -62,7 +77,9 @@ static struct l2fwd_opts opts;
 static struct l2fwd_port ports[RTE_MAX_ETHPORTS];
 static struct fwd_lcore fwd[RTE_MAX_LCORE];
 static unsigned int nb_fwd;
+static uint16_t nb_txq[RTE_MAX_ETHPORTS];	/* per port */
 static struct rte_mempool *pools[RTE_MAX_NUMA_NODES];
+static const char *pool_ops;
 static struct rte_timer control_timer;
 static uint64_t start_ns;
 static uint64_t last_stats_ns;
@@ -162,6 +179,132 @@ assign_lcores(unsigned int nb_queues)
 	return 0;
 }
 
+/*
+ * TX queues as l2fwd has them: a port gets one per lcore that transmits
+ * to it (one that polls an Rx queue of its pair), numbered in lcore
+ * order, and each such lcore sends there on its own queue. No TX queue
+ * is shared, so a flush needs no lock.
+ */
+static void
+assign_tx_queues(void)
+{
+	unsigned int i, r;
+	uint16_t port;
+
+	for (i = 0; i < nb_fwd; i++) {
+		struct fwd_lcore *f = &fwd[i];
+
+		for (port = 0; port < RTE_MAX_ETHPORTS; port++)
+			f->tx_queue[port] = -1;
+		for (r = 0; r < f->nb_rx; r++) {
+			uint16_t dst = ports[f->rx_port[r]].dst;
+
+			if (f->tx_queue[dst] < 0)
+				f->tx_queue[dst] = nb_txq[dst]++;
+		}
+	}
+}
+
+/*
+ * Every port has the queues the lcores need, checked before any port is
+ * configured. A PMD with fewer TX queues than lcores sending to the port
+ * is refused rather than shared: a shared queue would need a lock around
+ * each flush, taken by threads that can be preempted holding it.
+ */
+static int
+check_port_queues(void)
+{
+	struct rte_eth_dev_info info;
+	uint16_t port;
+	int ret;
+
+	for (port = 0; port < RTE_MAX_ETHPORTS; port++) {
+		if (!ports[port].enabled)
+			continue;
+		ret = rte_eth_dev_info_get(port, &info);
+		if (ret != 0) {
+			fprintf(stderr, PROG ": port %u: device info: %s\n", port,
+				strerror(-ret));
+			return ret;
+		}
+		if (opts.rxq_per_port > info.max_rx_queues) {
+			fprintf(stderr, PROG ": port %u has %u Rx queue(s), --rxq %u wanted\n",
+				port, info.max_rx_queues, opts.rxq_per_port);
+			return -EINVAL;
+		}
+		if (nb_txq[port] > info.max_tx_queues && opts.rxq_per_port > 1) {
+			fprintf(stderr, PROG ": port %u has %u TX queue(s) and %u lcores "
+				"transmit to it, one queue each: use -q %u (one lcore "
+				"polls each port) or fewer lcores\n", port,
+				info.max_tx_queues, nb_txq[port], opts.rxq_per_port);
+			return -EINVAL;
+		}
+		if (nb_txq[port] > info.max_tx_queues) {
+			fprintf(stderr, PROG ": port %u has %u TX queue(s) and %u lcores "
+				"transmit to it, one queue each: use fewer lcores\n",
+				port, info.max_tx_queues, nb_txq[port]);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+/*
+ * Two forwarding lcores whose CPUs overlap, so that one can be preempted
+ * in the middle of a mempool operation by the other. Lcores that forward
+ * nothing never touch the pool; an lcore and its own sirqd take turns
+ * under the execution lock (DESIGN.md). --worker-cpus puts every sirqd on
+ * the same CPUs.
+ */
+static bool
+lcores_share_cpus(char *why, size_t len)
+{
+	unsigned int i, j;
+
+	for (i = 0; i < nb_fwd; i++)
+		for (j = i + 1; j < nb_fwd; j++) {
+			rte_cpuset_t a = rte_lcore_cpuset(fwd[i].lcore_id);
+			rte_cpuset_t b = rte_lcore_cpuset(fwd[j].lcore_id);
+			rte_cpuset_t both;
+
+			CPU_AND(&both, &a, &b);
+			if (CPU_COUNT(&both) != 0) {
+				snprintf(why, len, "lcores %u and %u share CPUs",
+					 fwd[i].lcore_id, fwd[j].lcore_id);
+				return true;
+			}
+		}
+	if (common.worker_cpus[0] != '\0' && nb_fwd > 1) {
+		snprintf(why, len, "--worker-cpus puts %u sirqd threads on the same CPUs",
+			 nb_fwd);
+		return true;
+	}
+	return false;
+}
+
+/*
+ * The mbuf pool's ops: EAL's --mbuf-pool-ops-name if given (what a DPDK
+ * user sets for any application), SHARED_CPU_POOL_OPS where lcores share
+ * CPUs, DPDK's best ops (ring_mp_mc) otherwise.
+ */
+static const char *
+choose_pool_ops(void)
+{
+	const char *ops = rte_mbuf_user_mempool_ops();
+	char why[96];
+
+	if (ops != NULL)
+		snprintf(why, sizeof(why), "EAL --mbuf-pool-ops-name");
+	else if (lcores_share_cpus(why, sizeof(why)))
+		ops = SHARED_CPU_POOL_OPS;
+	else {
+		ops = rte_mbuf_best_mempool_ops();
+		snprintf(why, sizeof(why), "default: no two lcores share a CPU");
+	}
+	printf(PROG ": mbuf pool ops %s (%s)\n", ops, why);
+	return ops;
+}
+
 static struct rte_mempool *
 pool_for_socket(int socket, unsigned int nb_mbufs)
 {
@@ -173,11 +316,12 @@ pool_for_socket(int socket, unsigned int nb_mbufs)
 	if (pools[s] != NULL)
 		return pools[s];
 	snprintf(name, sizeof(name), "mbufs_%u", s);
-	pools[s] = rte_pktmbuf_pool_create(name, nb_mbufs, MEMPOOL_CACHE, 0,
-					   RTE_MBUF_DEFAULT_BUF_SIZE, (int)s);
+	pools[s] = rte_pktmbuf_pool_create_by_ops(name, nb_mbufs, MEMPOOL_CACHE,
+						  0, RTE_MBUF_DEFAULT_BUF_SIZE,
+						  (int)s, pool_ops);
 	if (pools[s] == NULL)
-		fprintf(stderr, PROG ": mbuf pool on socket %u (%u mbufs): %s\n",
-			s, nb_mbufs, rte_strerror(rte_errno));
+		fprintf(stderr, PROG ": mbuf pool on socket %u (%u mbufs, ops %s): %s\n",
+			s, nb_mbufs, pool_ops, rte_strerror(rte_errno));
 	return pools[s];
 }
 
@@ -213,24 +357,19 @@ on_link_event(uint16_t port, enum rte_eth_event_type type, void *arg,
 }
 
 static int
-port_init(uint16_t port, uint16_t nb_txq, unsigned int nb_mbufs)
+port_init(uint16_t port, unsigned int nb_mbufs)
 {
 	struct rte_eth_dev_info info;
 	struct rte_eth_conf conf;
 	struct rte_eth_link link;
 	struct rte_mempool *pool;
 	uint16_t q, nb_rxd = RX_DESC, nb_txd = TX_DESC;
+	uint16_t nb_tx = RTE_MAX(nb_txq[port], 1);
 	int socket = rte_eth_dev_socket_id(port), ret;
 
 	ret = rte_eth_dev_info_get(port, &info);
 	if (ret != 0)
 		return ret;
-	if (opts.rxq_per_port > info.max_rx_queues || nb_txq > info.max_tx_queues) {
-		fprintf(stderr, PROG ": port %u has %u Rx / %u TX queues, %u / %u wanted\n",
-			port, info.max_rx_queues, info.max_tx_queues,
-			opts.rxq_per_port, nb_txq);
-		return -EINVAL;
-	}
 	memset(&conf, 0, sizeof(conf));
 	if (opts.rxq_per_port > 1) {
 		conf.rxmode.mq_mode = RTE_ETH_MQ_RX_RSS;
@@ -239,7 +378,7 @@ port_init(uint16_t port, uint16_t nb_txq, unsigned int nb_mbufs)
 	}
 	conf.intr_conf.rxq = common.lcore.mode == SIRQ_MODE_IRQ;
 	conf.intr_conf.lsc = (*info.dev_flags & RTE_ETH_DEV_INTR_LSC) != 0;
-	ret = rte_eth_dev_configure(port, opts.rxq_per_port, nb_txq, &conf);
+	ret = rte_eth_dev_configure(port, opts.rxq_per_port, nb_tx, &conf);
 	if (ret == 0)
 		ret = rte_eth_dev_adjust_nb_rx_tx_desc(port, &nb_rxd, &nb_txd);
 	if (ret != 0)
@@ -250,7 +389,7 @@ port_init(uint16_t port, uint16_t nb_txq, unsigned int nb_mbufs)
 		return -ENOMEM;
 	for (q = 0; q < opts.rxq_per_port && ret == 0; q++)
 		ret = rte_eth_rx_queue_setup(port, q, nb_rxd, socket, NULL, pool);
-	for (q = 0; q < nb_txq && ret == 0; q++)
+	for (q = 0; q < nb_tx && ret == 0; q++)
 		ret = rte_eth_tx_queue_setup(port, q, nb_txd, socket, NULL);
 	if (ret != 0)
 		return ret;
@@ -359,12 +498,14 @@ create_lcore(struct fwd_lcore *f)
 		if (sirq_lcore_add_rx_queue(f->lc, f->rx_port[i], f->rx_queue[i],
 					    l2fwd_rx, &f->path) != 0)
 			return NULL;
-	/* Each forwarding lcore transmits on its own queue of every port. */
+	/* Its own queue on each port it transmits to (assign_tx_queues()). */
 	for (port = 0; port < RTE_MAX_ETHPORTS; port++) {
-		if (!ports[port].enabled)
+		f->path.txq_of_port[port] = -1;
+		if (f->tx_queue[port] < 0)
 			continue;
 		f->path.txq_of_port[port] =
-			sirq_lcore_add_tx_queue(f->lc, port, (uint16_t)(f - fwd));
+			sirq_lcore_add_tx_queue(f->lc, port,
+						(uint16_t)f->tx_queue[port]);
 		if (f->path.txq_of_port[port] < 0)
 			return NULL;
 	}
@@ -436,7 +577,7 @@ parse_app_args(int argc, char **argv)
 int
 main(int argc, char **argv)
 {
-	unsigned int i, nb_mbufs, nb_rxq = 0;
+	unsigned int i, nb_mbufs, nb_rxq = 0, nb_txq_all = 0;
 	int ret, rc = 0;
 	uint16_t port;
 
@@ -455,20 +596,28 @@ main(int argc, char **argv)
 		rte_eal_cleanup();
 		return APP_EXIT_USAGE;
 	}
+	assign_tx_queues();
+	ret = check_port_queues();
+	if (ret != 0) {
+		rte_eal_cleanup();
+		return ret == -EINVAL ? APP_EXIT_USAGE : 1;
+	}
+	for (port = 0; port < RTE_MAX_ETHPORTS; port++)
+		nb_txq_all += nb_txq[port];
+	pool_ops = choose_pool_ops();
 	/*
-	 * Rx rings and staging, TX rings and buffers per lcore, and two
-	 * mempool caches per lcore (the dispatcher's and, with
-	 * --worker-lcore-id, its sirqd's), each of which holds up to 1.5
-	 * times its size before it flushes.
+	 * Rx rings and staging, TX rings and their lcores' buffers, and one
+	 * mempool cache per lcore (sirqd uses its lcore's or none), which
+	 * holds up to 1.5 times its size before it flushes.
 	 */
 	nb_mbufs = RTE_MAX(nb_rxq * (RX_DESC + SIRQ_STAGE_SIZE) +
-			   nb_rxq * nb_fwd * (TX_DESC + SIRQ_TX_BURST) +
-			   nb_fwd * 2 * (MEMPOOL_CACHE * 3 / 2),
+			   nb_txq_all * (TX_DESC + SIRQ_TX_BURST) +
+			   nb_fwd * (MEMPOOL_CACHE * 3 / 2),
 			   (unsigned int)MIN_MBUFS);
 	for (port = 0; port < RTE_MAX_ETHPORTS; port++) {
 		if (!ports[port].enabled)
 			continue;
-		ret = port_init(port, (uint16_t)nb_fwd, nb_mbufs);
+		ret = port_init(port, nb_mbufs);
 		if (ret != 0) {
 			fprintf(stderr, PROG ": port %u: %s\n", port,
 				strerror(-ret));

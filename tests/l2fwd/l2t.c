@@ -3,6 +3,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -28,6 +29,19 @@ static char path_bufs[L2T_PATHS][PATH_MAX];
 static unsigned int next_path;
 static char prefixes[MAX_PREFIXES][64];
 static unsigned int nb_prefixes;
+
+/*
+ * Deadlines are on the monotonic clock, not counted in sleep steps: on a
+ * machine starved by real-time threads a 5 ms sleep can take far longer.
+ */
+static long
+now_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (long)t.tv_sec * 1000000000L + t.tv_nsec;
+}
 
 const char *
 l2t_env(const char *name)
@@ -68,11 +82,18 @@ l2t_new_prefix(void)
 void
 l2t_eal_args(struct l2t_argv *a, const char *binary)
 {
+	l2t_eal_args_lcores(a, binary, "-l", "0");
+}
+
+void
+l2t_eal_args_lcores(struct l2t_argv *a, const char *binary, const char *opt,
+		    const char *lcores)
+{
 	const char *prefix = l2t_new_prefix();
 
 	l2t_arg(a, "%s", binary);
-	l2t_arg(a, "-l");
-	l2t_arg(a, "0");
+	l2t_arg(a, "%s", opt);
+	l2t_arg(a, "%s", lcores);
 	l2t_arg(a, "--no-huge");
 	l2t_arg(a, "-m");
 	l2t_arg(a, L2T_EAL_MEMORY_MB);
@@ -206,13 +227,12 @@ static pid_t
 wait_child(pid_t pid, int *status, long ns)
 {
 	struct timespec step = { 0, WAIT_STEP_NS };
-	long waited_ns = 0;
+	const long since = now_ns();
 	pid_t w;
 
-	while ((w = waitpid(pid, status, WNOHANG)) == 0 && waited_ns < ns) {
+	while ((w = waitpid(pid, status, WNOHANG)) == 0 &&
+	       now_ns() - since < ns)
 		nanosleep(&step, NULL);
-		waited_ns += WAIT_STEP_NS;
-	}
 	return w;
 }
 
@@ -340,6 +360,60 @@ l2t_report_lcores_sum(json_t *report, const char *key)
 	json_array_foreach(lcores, i, l)
 		sum += l2t_json_u64(l, key);
 	return sum;
+}
+
+void
+l2t_null_flood_args(struct l2t_argv *a, const char *opt, const char *lcores,
+		    const char *report)
+{
+	l2t_eal_args_lcores(a, l2t_env("L2FWD_SIRQ"), opt, lcores);
+	l2t_arg(a, "--vdev=net_null0");
+	l2t_arg(a, "--vdev=net_null1");
+	l2t_arg(a, "--");
+	l2t_arg(a, "-T");
+	l2t_arg(a, "0");
+	l2t_arg(a, "--report");
+	l2t_arg(a, "%s", report);
+}
+
+void
+l2t_expect_books_balance(const char *report, const char *label)
+{
+	uint64_t rx[2], tx[2], runts[2], link_drops[2];
+	uint64_t lc_tx, lc_dropped;
+	unsigned int p;
+	json_t *j;
+
+	j = l2t_report_load(report);
+	for (p = 0; p < 2; p++) {
+		json_t *jp = l2t_report_port(j, p);
+
+		rx[p] = l2t_json_u64(jp, "rx");
+		tx[p] = l2t_json_u64(jp, "tx");
+		runts[p] = l2t_json_u64(jp, "runts");
+		link_drops[p] = l2t_json_u64(jp, "link_down_drops");
+	}
+	for (p = 0; p < 2; p++) {
+		cr_expect(rx[p] > 0, "%s: port %u received nothing", label, p);
+		cr_expect(rx[p] == tx[p ^ 1] + runts[p] + link_drops[p ^ 1],
+			  "%s: port %u rx %" PRIu64 " != port %u tx %" PRIu64
+			  " + runts %" PRIu64 " + link-down drops %" PRIu64,
+			  label, p, rx[p], p ^ 1, tx[p ^ 1], runts[p],
+			  link_drops[p ^ 1]);
+	}
+	lc_tx = l2t_report_lcores_sum(j, "tx_packets");
+	lc_dropped = l2t_report_lcores_sum(j, "tx_dropped");
+	cr_expect(tx[0] + tx[1] == lc_tx + lc_dropped,
+		  "%s: ports tx %" PRIu64 " != lcore tx_packets %" PRIu64
+		  " + tx_dropped %" PRIu64 ": packets left in TX buffers",
+		  label, tx[0] + tx[1], lc_tx, lc_dropped);
+	cr_expect(l2t_report_lcores_sum(j, "rx_packets") == rx[0] + rx[1],
+		  "%s: lcore rx_packets %" PRIu64 " != ports rx %" PRIu64, label,
+		  l2t_report_lcores_sum(j, "rx_packets"), rx[0] + rx[1]);
+	cr_expect(l2t_json_u64(j, "mbufs_in_use") == 0,
+		  "%s: mbufs_in_use %" PRIu64, label,
+		  l2t_json_u64(j, "mbufs_in_use"));
+	json_decref(j);
 }
 
 void
@@ -531,7 +605,7 @@ const char *
 l2t_proc_expect(struct l2t_proc *p, const char *needle, unsigned int timeout_s)
 {
 	struct timespec step = { 0, WAIT_STEP_NS };
-	long waited_ns = 0;
+	const long since = now_ns();
 	bool open = true;
 	char *at;
 
@@ -545,11 +619,10 @@ l2t_proc_expect(struct l2t_proc *p, const char *needle, unsigned int timeout_s)
 		}
 		cr_assert(open, "%s ended before printing '%s':\n...%s", p->name,
 			  needle, proc_tail(p));
-		cr_assert(waited_ns < (long)timeout_s * 1000000000L,
+		cr_assert(now_ns() - since < (long)timeout_s * 1000000000L,
 			  "%s did not print '%s' within %u s:\n...%s", p->name,
 			  needle, timeout_s, proc_tail(p));
 		nanosleep(&step, NULL);
-		waited_ns += WAIT_STEP_NS;
 	}
 }
 
@@ -569,17 +642,16 @@ int
 l2t_proc_wait(struct l2t_proc *p, unsigned int timeout_s)
 {
 	struct timespec step = { 0, WAIT_STEP_NS };
-	long waited_ns = 0;
+	const long since = now_ns();
 	int status;
 	pid_t w;
 
 	while ((w = waitpid(p->pid, &status, WNOHANG)) == 0) {
 		proc_read(p);
-		cr_assert(waited_ns < (long)timeout_s * 1000000000L,
+		cr_assert(now_ns() - since < (long)timeout_s * 1000000000L,
 			  "%s did not end within %u s:\n...%s", p->name,
 			  timeout_s, proc_tail(p));
 		nanosleep(&step, NULL);
-		waited_ns += WAIT_STEP_NS;
 	}
 	cr_assert(w == p->pid, "waitpid %s: %s", p->name, strerror(errno));
 	proc_read(p);
@@ -605,12 +677,52 @@ l2t_proc_reap(struct l2t_proc *p)
 	p->buf = NULL;
 }
 
+void
+l2t_proc_wait_file_size(struct l2t_proc *p, const char *path, long long size,
+			unsigned int timeout_s)
+{
+	struct timespec step = { 0, WAIT_STEP_NS };
+	const long since = now_ns();
+	struct stat st;
+
+	for (;;) {
+		bool open = proc_read(p);
+		long long have = stat(path, &st) == 0 ? (long long)st.st_size : -1;
+
+		if (have >= size)
+			return;
+		cr_assert(open && waitpid(p->pid, NULL, WNOHANG) == 0,
+			  "%s ended before %s held %lld bytes (it holds %lld):\n...%s",
+			  p->name, path, size, have, proc_tail(p));
+		cr_assert(now_ns() - since < (long)timeout_s * 1000000000L,
+			  "%s: %s holds %lld bytes after %u s, %lld expected:\n...%s",
+			  p->name, path, have, timeout_s, size, proc_tail(p));
+		nanosleep(&step, NULL);
+	}
+}
+
+json_t *
+l2t_report_from_output(const char *text)
+{
+	const char *start = strstr(text, "{\"app\": ");
+	json_error_t e;
+	json_t *j;
+
+	cr_assert(start != NULL, "no JSON report in the output:\n%s",
+		  l2t_app_lines(text));
+	/* Lines may follow it (EAL at exit): one object, then stop. */
+	j = json_loads(start, JSON_DISABLE_EOF_CHECK, &e);
+	cr_assert(j != NULL, "report on stdout: %s (line %d)", e.text, e.line);
+	cr_assert(json_is_object(j), "the report on stdout is not an object");
+	return j;
+}
+
 json_t *
 l2t_report_request(struct l2t_proc *p, const char *path,
 		   unsigned int timeout_s)
 {
 	struct timespec step = { 0, WAIT_STEP_NS };
-	long waited_ns = 0;
+	const long since = now_ns();
 
 	remove(path);
 	cr_assert(kill(p->pid, SIGUSR1) == 0, "SIGUSR1 to %s: %s", p->name,
@@ -618,11 +730,10 @@ l2t_report_request(struct l2t_proc *p, const char *path,
 	/* report_write() renames a complete file into place. */
 	while (access(path, F_OK) != 0) {
 		proc_read(p);
-		cr_assert(waited_ns < (long)timeout_s * 1000000000L,
+		cr_assert(now_ns() - since < (long)timeout_s * 1000000000L,
 			  "%s wrote no report within %u s of SIGUSR1:\n...%s",
 			  p->name, timeout_s, proc_tail(p));
 		nanosleep(&step, NULL);
-		waited_ns += WAIT_STEP_NS;
 	}
 	return l2t_report_load(path);
 }

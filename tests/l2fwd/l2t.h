@@ -52,6 +52,9 @@ const char *l2t_last_prefix(void);
  * and a fresh --file-prefix. Start from an argv with argc = 0.
  */
 void l2t_eal_args(struct l2t_argv *a, const char *binary);
+/* The same on other lcores: @opt "-l" or "--lcores", @lcores its value. */
+void l2t_eal_args_lcores(struct l2t_argv *a, const char *binary,
+			 const char *opt, const char *lcores);
 
 /* The runtime directory EAL creates for a file prefix. */
 void l2t_runtime_dir(const char *prefix, char *buf, size_t len);
@@ -101,6 +104,21 @@ json_t *l2t_report_port(json_t *report, unsigned int port);
 uint64_t l2t_json_u64(json_t *obj, const char *key);
 /* The sum of @key over lcores[]. */
 uint64_t l2t_report_lcores_sum(json_t *report, const char *key);
+
+/*
+ * l2fwd-sirq on two net_null ports (a flood without end) with the EAL
+ * lcores @opt @lcores, then "--", -T 0 and --report @report; the caller
+ * adds its own options.
+ */
+void l2t_null_flood_args(struct l2t_argv *a, const char *opt,
+			 const char *lcores, const char *report);
+/*
+ * The books of a report of two ports: what each port received was sent
+ * on its pair or counted as dropped, everything handed to the lcores' TX
+ * queues was sent or counted as refused, every mbuf is back in its pool.
+ * @label starts each failure message.
+ */
+void l2t_expect_books_balance(const char *report, const char *label);
 
 /* A frame as written to or read from a pcap file. */
 struct l2t_frame {
@@ -166,6 +184,19 @@ void l2t_proc_send(struct l2t_proc *p, const char *line);
 int l2t_proc_wait(struct l2t_proc *p, unsigned int timeout_s);
 /* Kill it if it still runs; free the buffer. */
 void l2t_proc_reap(struct l2t_proc *p);
+
+/*
+ * Wait until the file @path holds at least @size bytes while @p runs
+ * (fails the test after @timeout_s, or if @p ends first).
+ */
+void l2t_proc_wait_file_size(struct l2t_proc *p, const char *path,
+			     long long size, unsigned int timeout_s);
+
+/*
+ * The JSON report l2fwd-sirq printed on stdout (no --report) among its
+ * other lines in @text; fails the test if there is none.
+ */
+json_t *l2t_report_from_output(const char *text);
 
 /*
  * Ask a running l2fwd-sirq for its report (SIGUSR1) and load it: the

@@ -33,39 +33,71 @@ suite_fini(void)
 
 TestSuite(l2fwd_cli, .fini = suite_fini, .timeout = 60);
 
+/* Where and how run_app_with() runs l2fwd-sirq; zero: as run_app(). */
+struct app_run {
+	const char *lcore_opt;		/* "-l" or "--lcores"; NULL: -l 0 */
+	const char *lcores;
+	const char *const *eal;		/* more EAL arguments, NULL-ended */
+	unsigned int rxq_per_port;	/* rx_pcap files per port; 0: one */
+};
+
 /*
- * l2fwd-sirq on two net_pcap ports replaying NB_INPUT_FRAMES frames each,
- * then "--" and @args (NULL-ended). Finite input: runs end at --duration
- * in every mode.
+ * l2fwd-sirq on two net_pcap ports replaying NB_INPUT_FRAMES frames on
+ * each Rx queue (one TX queue each), then "--" and @args (NULL-ended).
+ * Finite input: runs end at --duration in every mode.
  */
 static void
-run_app(const char *const *args, struct l2t_result *r)
+run_app_with(const struct app_run *how, const char *const *args,
+	     struct l2t_result *r)
 {
 	static const uint8_t frame[60] = { 0x02, 0, 0, 0, 0, 0x01, 0x02, 0, 0,
 					   0, 0, 0x02, 0x08, 0x00 };
 	struct l2t_frames in;
 	struct l2t_argv a = { .argc = 0 };
-	unsigned int p, i;
+	const char *const *e;
+	unsigned int nb_rx = how->rxq_per_port ? how->rxq_per_port : 1;
+	unsigned int p, q, i;
 
 	memset(&in, 0, sizeof(in));
 	for (i = 0; i < NB_INPUT_FRAMES; i++)
 		l2t_frames_add(&in, frame, sizeof(frame));
-	l2t_eal_args(&a, l2t_env("L2FWD_SIRQ"));
+	if (how->lcore_opt != NULL)
+		l2t_eal_args_lcores(&a, l2t_env("L2FWD_SIRQ"), how->lcore_opt,
+				    how->lcores);
+	else
+		l2t_eal_args(&a, l2t_env("L2FWD_SIRQ"));
+	for (e = how->eal; e != NULL && *e != NULL; e++)
+		l2t_arg(&a, "%s", *e);
 	for (p = 0; p < 2; p++) {
-		char name[16], in_path[512];
+		char name[32], vdev[L2T_ARG_LEN];
+		size_t n;
 
-		snprintf(name, sizeof(name), "in%u.pcap", p);
-		snprintf(in_path, sizeof(in_path), "%s", l2t_path(name));
-		l2t_pcap_write(in_path, &in);
+		snprintf(vdev, sizeof(vdev), "net_pcap%u", p);
+		for (q = 0; q < nb_rx; q++) {
+			snprintf(name, sizeof(name), "in%u.%u.pcap", p, q);
+			l2t_pcap_write(l2t_path(name), &in);
+			n = strlen(vdev);
+			snprintf(vdev + n, sizeof(vdev) - n, ",rx_pcap=%s",
+				 l2t_path(name));
+		}
 		snprintf(name, sizeof(name), "out%u.pcap", p);
-		l2t_arg(&a, "--vdev=net_pcap%u,rx_pcap=%s,tx_pcap=%s", p, in_path,
-			l2t_path(name));
+		n = strlen(vdev);
+		snprintf(vdev + n, sizeof(vdev) - n, ",tx_pcap=%s", l2t_path(name));
+		l2t_arg(&a, "--vdev=%s", vdev);
 	}
 	l2t_frames_free(&in);
 	l2t_arg(&a, "--");
 	for (; *args != NULL; args++)
 		l2t_arg(&a, "%s", *args);
 	l2t_run(&a, r);
+}
+
+static void
+run_app(const char *const *args, struct l2t_result *r)
+{
+	static const struct app_run on_lcore_0;
+
+	run_app_with(&on_lcore_0, args, r);
 }
 
 static bool
@@ -663,4 +695,143 @@ ParameterizedTest(struct scenario *s, l2fwd_cli, scenario_config_loads)
 	cr_expect(l2t_json_u64(l2t_report_port(j, 1), "tx") == NB_INPUT_FRAMES,
 		  "%s: did not forward", s->file);
 	json_decref(j);
+}
+
+/*
+ * --worker-lcore-id is deprecated: accepted on the command line and in
+ * the INI file, one line on stderr saying so, and the run goes on.
+ */
+#define WORKER_LCORE_ID_DEPRECATED PROG "--worker-lcore-id is deprecated, " \
+	"does nothing: sirqd now runs as the lcore it serves, with its " \
+	"mempool cache, by default\n"
+
+static void
+expect_deprecated_and_run(const char *const *args, const char *label)
+{
+	struct l2t_result r;
+
+	run_app(args, &r);
+	cr_expect(r.status == 0, "%s: exit code %d:\n%s%s", label, r.status,
+		  l2t_app_lines(r.out), l2t_app_lines(r.err));
+	cr_expect_str_eq(l2t_app_lines(r.err), WORKER_LCORE_ID_DEPRECATED,
+			 "%s: stderr:\n%s", label, l2t_app_lines(r.err));
+	cr_expect(strstr(r.out, "forwards") != NULL, "%s: did not forward:\n%s",
+		  label, r.out);
+	l2t_result_free(&r);
+}
+
+Test(l2fwd_cli, worker_lcore_id_is_accepted_and_says_it_is_deprecated)
+{
+	const char *args[] = { "--worker-lcore-id", "--duration", "1", "-T",
+			       "0", NULL };
+
+	expect_deprecated_and_run(args, "--worker-lcore-id");
+}
+
+Test(l2fwd_cli, worker_lcore_id_in_a_config_file_is_accepted_and_deprecated)
+{
+	char path[512];
+	const char *args[] = { "--config", path, "--duration", "1", "-T", "0",
+			       NULL };
+
+	snprintf(path, sizeof(path), "%s", l2t_path("old.ini"));
+	l2t_write_file(path, "[sirq]\nworker-lcore-id = yes\n");
+	expect_deprecated_and_run(args, "worker-lcore-id = yes");
+}
+
+/*
+ * The mbuf pool's ops, printed at start: DPDK's default where every
+ * forwarding lcore has CPUs of its own, ring_mt_rts where two share one,
+ * and always what EAL's --mbuf-pool-ops-name says if it is given.
+ */
+static void
+expect_pool_ops(const struct app_run *how, const char *const *args,
+		const char *line)
+{
+	struct l2t_result r;
+
+	run_app_with(how, args, &r);
+	cr_assert(r.status == 0, "exit code %d:\n%s%s", r.status,
+		  l2t_app_lines(r.out), l2t_app_lines(r.err));
+	cr_expect(strstr(r.out, line) != NULL, "no '%s' in:\n%s", line,
+		  l2t_app_lines(r.out));
+	cr_expect(strstr(r.out, "lcore 1 forwards") != NULL,
+		  "lcore 1 does not forward:\n%s", l2t_app_lines(r.out));
+	l2t_result_free(&r);
+}
+
+static const char *const one_second[] = { "--duration", "1", "-T", "0", NULL };
+
+Test(l2fwd_cli, mbuf_pool_ops_are_the_default_when_lcores_have_their_own_cpus)
+{
+	const struct app_run how = { .lcore_opt = "-l", .lcores = "0,1" };
+
+	expect_pool_ops(&how, one_second, PROG "mbuf pool ops ring_mp_mc "
+			"(default: no two lcores share a CPU)\n");
+}
+
+Test(l2fwd_cli, mbuf_pool_ops_are_ring_mt_rts_when_two_lcores_share_a_cpu)
+{
+	const struct app_run how = { .lcore_opt = "--lcores", .lcores = "0@0,1@0" };
+
+	expect_pool_ops(&how, one_second, PROG "mbuf pool ops ring_mt_rts "
+			"(lcores 0 and 1 share CPUs)\n");
+}
+
+Test(l2fwd_cli, mbuf_pool_ops_are_ring_mt_rts_when_sirqd_threads_share_worker_cpus)
+{
+	const struct app_run how = { .lcore_opt = "-l", .lcores = "0,1" };
+	const char *args[] = { "--worker-cpus", "0", "--duration", "1", "-T",
+			       "0", NULL };
+
+	expect_pool_ops(&how, args, PROG "mbuf pool ops ring_mt_rts "
+			"(--worker-cpus puts 2 sirqd threads on the same CPUs)\n");
+}
+
+Test(l2fwd_cli, eal_mbuf_pool_ops_name_wins_over_the_choice)
+{
+	const char *eal[] = { "--mbuf-pool-ops-name", "ring_mt_hts", NULL };
+	const struct app_run how = { .lcore_opt = "--lcores",
+				     .lcores = "0@0,1@0", .eal = eal };
+
+	expect_pool_ops(&how, one_second, PROG "mbuf pool ops ring_mt_hts "
+			"(EAL --mbuf-pool-ops-name)\n");
+}
+
+/*
+ * A port gets one TX queue per lcore that transmits to it. net_pcap with
+ * two rx_pcap and one tx_pcap has two Rx queues and one TX queue: with
+ * --rxq 2 on four lcores, two lcores poll port 0 and both would transmit
+ * on port 1. Refused before any port starts, naming the limit and the
+ * way out; and the way out (-q 2) runs.
+ */
+Test(l2fwd_cli, too_few_tx_queues_for_the_lcores_is_refused_with_the_way_out)
+{
+	const struct app_run how = { .lcore_opt = "--lcores",
+				     .lcores = "0@0,1@1,2@0,3@1",
+				     .rxq_per_port = 2 };
+	const char *refused[] = { "--rxq", "2", "--duration", "1", "-T", "0",
+				  NULL };
+	const char *way_out[] = { "--rxq", "2", "-q", "2", "--duration", "1",
+				  "-T", "0", NULL };
+	struct l2t_result r;
+
+	run_app_with(&how, refused, &r);
+	cr_expect(r.status == 2, "exit code %d, expected 2:\n%s%s", r.status,
+		  l2t_app_lines(r.out), l2t_app_lines(r.err));
+	cr_expect_str_eq(l2t_app_lines(r.err), PROG "port 0 has 1 TX queue(s) "
+			 "and 2 lcores transmit to it, one queue each: use -q 2 "
+			 "(one lcore polls each port) or fewer lcores\n",
+			 "stderr:\n%s", l2t_app_lines(r.err));
+	cr_expect(strstr(r.out, "forwards") == NULL, "forwarding started:\n%s",
+		  r.out);
+	l2t_result_free(&r);
+
+	run_app_with(&how, way_out, &r);
+	cr_expect(r.status == 0, "-q 2: exit code %d:\n%s%s", r.status,
+		  l2t_app_lines(r.out), l2t_app_lines(r.err));
+	cr_expect(strstr(r.out, "lcore 0 forwards 2 queue(s)") != NULL &&
+		  strstr(r.out, "lcore 1 forwards 2 queue(s)") != NULL,
+		  "-q 2: not one lcore per port:\n%s", l2t_app_lines(r.out));
+	l2t_result_free(&r);
 }

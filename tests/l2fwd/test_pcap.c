@@ -24,9 +24,13 @@
  * 16128 bytes of a chain; a separate test pins that behaviour.
  */
 
+#include <errno.h>
 #include <inttypes.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include <criterion/criterion.h>
 #include <criterion/parameterized.h>
@@ -43,6 +47,9 @@
  * (RTE_ETH_PCAP_SNAPLEN = RTE_ETHER_MAX_JUMBO_FRAME_LEN in pcap_ethdev.c).
  */
 #define PCAP_TX_SNAPLEN 16128
+/* pcap file layout (pcap-savefile(5)): what a finished output file holds. */
+#define PCAP_FILE_HEADER 24
+#define PCAP_RECORD_HEADER 16
 
 enum frame_kind {
 	UNICAST,
@@ -168,18 +175,22 @@ make_frame(uint8_t *f, const struct frame_spec *s, uint64_t *rng,
 	return len;
 }
 
-/* ROUNDS shuffled rounds of round_specs for @port; returns the runts. */
+/*
+ * @rounds shuffled rounds of round_specs for Rx queue @queue of @port,
+ * different for every port and queue; returns the runts.
+ */
 static uint64_t
-build_input(uint16_t port, struct l2t_frames *fs)
+build_input(uint16_t port, uint16_t queue, unsigned int rounds,
+	    struct l2t_frames *fs)
 {
 	struct frame_spec specs[NB_ROUND_SPECS];
-	uint64_t rng = 0x5eed0000ULL + port, runts = 0;
+	uint64_t rng = 0x5eed0000ULL + port + ((uint64_t)queue << 8), runts = 0;
 	static uint8_t f[MAX_FRAME];
 	unsigned int r, i;
 	uint32_t seq = 0;
 
 	memset(fs, 0, sizeof(*fs));
-	for (r = 0; r < ROUNDS; r++) {
+	for (r = 0; r < rounds; r++) {
 		memcpy(specs, round_specs, sizeof(specs));
 		for (i = NB_ROUND_SPECS - 1; i > 0; i--) {
 			unsigned int j = (unsigned int)(l2t_random(&rng) % (i + 1));
@@ -293,41 +304,91 @@ struct pcap_run {
 	char label[128];
 };
 
-static void
-pcap_vdev(char *buf, size_t len, unsigned int port, const char *tx_name)
+/* The file of queue @queue of @port: "in0.pcap", or "in0.2.pcap". */
+static const char *
+pcap_file(const char *kind, unsigned int port, unsigned int queue,
+	  unsigned int nb_queues)
 {
-	char in[32], out[32];
+	char name[32];
 
-	snprintf(in, sizeof(in), "in%u.pcap", port);
-	snprintf(out, sizeof(out), "%s%u.pcap", tx_name, port);
-	snprintf(buf, len, "net_pcap%u,rx_pcap=%s", port, l2t_path(in));
-	snprintf(buf + strlen(buf), len - strlen(buf), ",tx_pcap=%s",
-		 l2t_path(out));
+	if (nb_queues == 1)
+		snprintf(name, sizeof(name), "%s%u.pcap", kind, port);
+	else
+		snprintf(name, sizeof(name), "%s%u.%u.pcap", kind, port, queue);
+	return l2t_path(name);
+}
+
+/* net_pcap@port with one rx_pcap and one tx_pcap per queue. */
+static void
+pcap_vdev(char *buf, size_t len, unsigned int port, unsigned int nb_queues,
+	  const char *tx_name)
+{
+	unsigned int q;
+	size_t n;
+
+	snprintf(buf, len, "net_pcap%u", port);
+	for (q = 0; q < nb_queues; q++) {
+		n = strlen(buf);
+		snprintf(buf + n, len - n, ",rx_pcap=%s",
+			 pcap_file("in", port, q, nb_queues));
+	}
+	for (q = 0; q < nb_queues; q++) {
+		n = strlen(buf);
+		snprintf(buf + n, len - n, ",tx_pcap=%s",
+			 pcap_file(tx_name, port, q, nb_queues));
+	}
+	cr_assert(strlen(buf) + 1 < len, "--vdev too long: %s", buf);
+}
+
+/*
+ * Write the inputs of @nb_queues runs (runs[q] holds queue q of each
+ * port), learn the MACs if the first run wants them, and fill @vdev.
+ */
+static void
+prepare_ports(struct pcap_run *runs, unsigned int nb_queues,
+	      char vdev[NB_PORTS][L2T_ARG_LEN])
+{
+	char probe[NB_PORTS][L2T_ARG_LEN];
+	const char *probe_vdevs[NB_PORTS + 1];
+	unsigned int p, q;
+
+	for (p = 0; p < NB_PORTS; p++) {
+		for (q = 0; q < nb_queues; q++)
+			l2t_pcap_write(pcap_file("in", p, q, nb_queues),
+				       &runs[q].in[p]);
+		pcap_vdev(vdev[p], L2T_ARG_LEN, p, nb_queues, "out");
+		pcap_vdev(probe[p], sizeof(probe[p]), p, nb_queues, "probe");
+		probe_vdevs[p] = probe[p];
+	}
+	probe_vdevs[NB_PORTS] = NULL;
+	if (!runs[0].mac_updating)
+		return;
+	l2t_probe_macs(probe_vdevs, runs[0].mac, NB_PORTS);
+	for (q = 1; q < nb_queues; q++)
+		memcpy(runs[q].mac, runs[0].mac, sizeof(runs[0].mac));
+}
+
+static void
+read_outputs(struct pcap_run *runs, unsigned int nb_queues)
+{
+	unsigned int p, q;
+
+	for (p = 0; p < NB_PORTS; p++)
+		for (q = 0; q < nb_queues; q++)
+			l2t_pcap_read(pcap_file("out", p, q, nb_queues),
+				      &runs[q].out[p]);
 }
 
 /* Write the inputs, learn the MACs, run l2fwd-sirq, read the outputs. */
 static void
 run_l2fwd(struct pcap_run *run, const char *const *extra, unsigned int nb_extra)
 {
-	char vdev[NB_PORTS][L2T_ARG_LEN], probe[NB_PORTS][L2T_ARG_LEN];
-	const char *probe_vdevs[NB_PORTS + 1];
+	char vdev[NB_PORTS][L2T_ARG_LEN];
 	struct l2t_result res;
 	struct l2t_argv a = { .argc = 0 };
 	unsigned int p, i;
 
-	for (p = 0; p < NB_PORTS; p++) {
-		char name[32];
-
-		snprintf(name, sizeof(name), "in%u.pcap", p);
-		l2t_pcap_write(l2t_path(name), &run->in[p]);
-		pcap_vdev(vdev[p], sizeof(vdev[p]), p, "out");
-		pcap_vdev(probe[p], sizeof(probe[p]), p, "probe");
-		probe_vdevs[p] = probe[p];
-	}
-	probe_vdevs[NB_PORTS] = NULL;
-	if (run->mac_updating)
-		l2t_probe_macs(probe_vdevs, run->mac, NB_PORTS);
-
+	prepare_ports(run, 1, vdev);
 	l2t_eal_args(&a, l2t_env("L2FWD_SIRQ"));
 	for (p = 0; p < NB_PORTS; p++)
 		l2t_arg(&a, "--vdev=%s", vdev[p]);
@@ -346,53 +407,68 @@ run_l2fwd(struct pcap_run *run, const char *const *extra, unsigned int nb_extra)
 	l2t_result_free(&res);
 
 	run->report = l2t_report_load(l2t_path("report.json"));
-	for (p = 0; p < NB_PORTS; p++) {
-		char name[32];
-
-		snprintf(name, sizeof(name), "out%u.pcap", p);
-		l2t_pcap_read(l2t_path(name), &run->out[p]);
-	}
+	read_outputs(run, 1);
 }
 
-static uint64_t
-non_runts(const struct pcap_run *run, unsigned int port)
+/* The size of the pcap file that holds @in's non-runts, forwarded. */
+static long long
+forwarded_pcap_size(const struct l2t_frames *in)
 {
-	return run->in[port].n - run->runts[port];
+	long long size = PCAP_FILE_HEADER;
+	size_t i;
+
+	for (i = 0; i < in->n; i++)
+		if (in->f[i].len >= ETHER_HDR_LEN)
+			size += PCAP_RECORD_HEADER + in->f[i].len;
+	return size;
 }
 
-/* The report counts what the pcap files show. */
+/*
+ * The report counts what the pcap files show: @frames replayed and
+ * @runts among them, per port.
+ */
 static void
-check_report_counts(const struct pcap_run *run)
+check_report_counts_of(const char *label, json_t *report,
+		       const uint64_t frames[NB_PORTS],
+		       const uint64_t runts[NB_PORTS])
 {
 	unsigned int p;
 
 	for (p = 0; p < NB_PORTS; p++) {
-		json_t *jp = l2t_report_port(run->report, p);
+		json_t *jp = l2t_report_port(report, p);
 		unsigned int peer = p ^ 1;
 
-		cr_expect(l2t_json_u64(jp, "rx") == run->in[p].n,
-			  "%s: port %u rx %" PRIu64 ", %zu frames replayed",
-			  run->label, p, l2t_json_u64(jp, "rx"), run->in[p].n);
-		cr_expect(l2t_json_u64(jp, "runts") == run->runts[p],
+		cr_expect(l2t_json_u64(jp, "rx") == frames[p],
+			  "%s: port %u rx %" PRIu64 ", %" PRIu64 " frames replayed",
+			  label, p, l2t_json_u64(jp, "rx"), frames[p]);
+		cr_expect(l2t_json_u64(jp, "runts") == runts[p],
 			  "%s: port %u runts %" PRIu64 ", %" PRIu64 " in its input",
-			  run->label, p, l2t_json_u64(jp, "runts"), run->runts[p]);
-		cr_expect(l2t_json_u64(jp, "tx") == non_runts(run, peer),
+			  label, p, l2t_json_u64(jp, "runts"), runts[p]);
+		cr_expect(l2t_json_u64(jp, "tx") == frames[peer] - runts[peer],
 			  "%s: port %u tx %" PRIu64 ", %" PRIu64 " non-runts from port %u",
-			  run->label, p, l2t_json_u64(jp, "tx"),
-			  non_runts(run, peer), peer);
+			  label, p, l2t_json_u64(jp, "tx"),
+			  frames[peer] - runts[peer], peer);
 		cr_expect(l2t_json_u64(jp, "link_down_drops") == 0,
-			  "%s: port %u link_down_drops %" PRIu64, run->label, p,
+			  "%s: port %u link_down_drops %" PRIu64, label, p,
 			  l2t_json_u64(jp, "link_down_drops"));
 	}
-	cr_expect(l2t_report_lcores_sum(run->report, "tx_dropped") == 0,
-		  "%s: tx_dropped %" PRIu64, run->label,
-		  l2t_report_lcores_sum(run->report, "tx_dropped"));
-	cr_expect(l2t_report_lcores_sum(run->report, "rx_dropped_at_stop") == 0,
-		  "%s: rx_dropped_at_stop %" PRIu64, run->label,
-		  l2t_report_lcores_sum(run->report, "rx_dropped_at_stop"));
-	cr_expect(l2t_json_u64(run->report, "mbufs_in_use") == 0,
+	cr_expect(l2t_report_lcores_sum(report, "tx_dropped") == 0,
+		  "%s: tx_dropped %" PRIu64, label,
+		  l2t_report_lcores_sum(report, "tx_dropped"));
+	cr_expect(l2t_report_lcores_sum(report, "rx_dropped_at_stop") == 0,
+		  "%s: rx_dropped_at_stop %" PRIu64, label,
+		  l2t_report_lcores_sum(report, "rx_dropped_at_stop"));
+	cr_expect(l2t_json_u64(report, "mbufs_in_use") == 0,
 		  "%s: mbufs_in_use %" PRIu64 " after the ports closed",
-		  run->label, l2t_json_u64(run->report, "mbufs_in_use"));
+		  label, l2t_json_u64(report, "mbufs_in_use"));
+}
+
+static void
+check_report_counts(const struct pcap_run *run)
+{
+	const uint64_t frames[NB_PORTS] = { run->in[0].n, run->in[1].n };
+
+	check_report_counts_of(run->label, run->report, frames, run->runts);
 }
 
 static void
@@ -448,7 +524,7 @@ ParameterizedTest(struct fwd_case *c, l2fwd_pcap, forwards_every_frame_exactly)
 		 c->mac_updating ? "" : " --no-mac-updating");
 	run.mac_updating = c->mac_updating;
 	for (p = 0; p < NB_PORTS; p++)
-		run.runts[p] = build_input((uint16_t)p, &run.in[p]);
+		run.runts[p] = build_input((uint16_t)p, 0, ROUNDS, &run.in[p]);
 	extra[nb++] = "--policy";
 	extra[nb++] = c->policy;
 	extra[nb++] = "--mode";
@@ -526,4 +602,189 @@ Test(l2fwd_pcap, frames_beyond_16128_bytes_are_forwarded_and_written_truncated)
 				run.mac[p ^ 1], PCAP_TX_SNAPLEN);
 	check_report_counts(&run);
 	free_run(&run);
+}
+
+/*
+ * A run ended as a user ends it: every frame forwarded (both output
+ * files hold what they must), then SIGINT. Wait for each output file of
+ * @runs (runs[q] holds queue q of each port), then for @min_run_s since
+ * the start, then stop it: exit code 0 within STOP_DEADLINE_S.
+ */
+#define FORWARD_DEADLINE_S 10
+#define STOP_DEADLINE_S 10
+
+static void
+run_until_forwarded(struct l2t_proc *proc, struct pcap_run *runs,
+		    unsigned int nb_queues, unsigned int min_run_s,
+		    const char *label)
+{
+	struct timespec start, now;
+	unsigned int p, q;
+	int status;
+
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	for (q = 0; q < nb_queues; q++)
+		for (p = 0; p < NB_PORTS; p++)
+			l2t_proc_wait_file_size(proc,
+						pcap_file("out", p ^ 1, q, nb_queues),
+						forwarded_pcap_size(&runs[q].in[p]),
+						FORWARD_DEADLINE_S);
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	if (now.tv_sec - start.tv_sec < (time_t)min_run_s)
+		sleep(min_run_s - (unsigned int)(now.tv_sec - start.tv_sec));
+	cr_assert(kill(proc->pid, SIGINT) == 0, "%s: SIGINT: %s", label,
+		  strerror(errno));
+	status = l2t_proc_wait(proc, STOP_DEADLINE_S);
+	cr_assert(status == 0, "%s: exit code %d after SIGINT:\n%s", label,
+		  status, l2t_app_lines(proc->buf));
+}
+
+/* Start l2fwd-sirq on @opt @lcores and the pcap ports, then "--" @args. */
+static void
+start_on_lcores(struct l2t_proc *proc, const char *opt, const char *lcores,
+		char vdev[NB_PORTS][L2T_ARG_LEN], const char *const *args)
+{
+	struct l2t_argv a = { .argc = 0 };
+	unsigned int p;
+
+	l2t_arg(&a, "%s", l2t_env("L2T_STDBUF"));
+	l2t_arg(&a, "-oL");
+	l2t_eal_args_lcores(&a, l2t_env("L2FWD_SIRQ"), opt, lcores);
+	for (p = 0; p < NB_PORTS; p++)
+		l2t_arg(&a, "--vdev=%s", vdev[p]);
+	l2t_arg(&a, "--");
+	for (; *args != NULL; args++)
+		l2t_arg(&a, "%s", *args);
+	l2t_proc_start(proc, "l2fwd-sirq", &a);
+}
+
+/*
+ * The hold-out of a new user (issue 14): l2fwd-sirq as DPDK's l2fwd is
+ * run, on two net_pcap ports (one Rx and one TX queue each), with no
+ * option after "--" but the portmask and the policy under test, stopped
+ * with SIGINT, its report on stdout. Two lcores, or four: -l 0-3 leaves
+ * two lcores without a queue, idle as in l2fwd. Where the machine has
+ * fewer than four CPUs, "-l 0-3" is refused by EAL itself, so the same
+ * four lcores go on its first two CPUs.
+ */
+struct holdout_case {
+	char policy[16];
+	bool four_lcores;
+};
+
+ParameterizedTestParameters(l2fwd_pcap, plain_l2fwd_command_line_forwards_every_frame_exactly)
+{
+	static struct holdout_case cases[] = {
+		{ "mainline", false }, { "ksoftirqd", false },
+		{ "kicinski", false }, { "threaded", false },
+		{ "mainline", true }, { "ksoftirqd", true },
+		{ "kicinski", true }, { "threaded", true },
+	};
+
+	return cr_make_param_array(struct holdout_case, cases,
+				   sizeof(cases) / sizeof(cases[0]));
+}
+
+ParameterizedTest(struct holdout_case *c, l2fwd_pcap,
+		  plain_l2fwd_command_line_forwards_every_frame_exactly)
+{
+	const char *args[] = { "-p", "0x3", "--policy", c->policy, NULL };
+	const char *opt = "-l", *lcores = "0,1";
+	char vdev[NB_PORTS][L2T_ARG_LEN];
+	struct l2t_proc proc;
+	struct pcap_run run;
+	unsigned int p;
+	const char *s;
+
+	if (c->four_lcores) {
+		bool four_cpus = sysconf(_SC_NPROCESSORS_ONLN) >= 4;
+
+		opt = four_cpus ? "-l" : "--lcores";
+		lcores = four_cpus ? "0-3" : "0@0,1@1,2@0,3@1";
+	}
+	memset(&run, 0, sizeof(run));
+	snprintf(run.label, sizeof(run.label), "%s %s -- -p 0x3 --policy %s",
+		 opt, lcores, c->policy);
+	run.mac_updating = true;
+	for (p = 0; p < NB_PORTS; p++)
+		run.runts[p] = build_input((uint16_t)p, 0, ROUNDS, &run.in[p]);
+	prepare_ports(&run, 1, vdev);
+	start_on_lcores(&proc, opt, lcores, vdev, args);
+	run_until_forwarded(&proc, &run, 1, 0, run.label);
+	run.report = l2t_report_from_output(proc.buf);
+	l2t_proc_reap(&proc);
+	read_outputs(&run, 1);
+
+	for (p = 0; p < NB_PORTS; p++)
+		check_forwarded(run.label, &run.in[p], &run.out[p ^ 1],
+				(uint16_t)p, (uint16_t)(p ^ 1), true,
+				run.mac[p ^ 1], MAX_FRAME);
+	check_report_counts(&run);
+	s = json_string_value(json_object_get(run.report, "policy"));
+	cr_expect(s != NULL && strcmp(s, c->policy) == 0,
+		  "%s: report says policy %s", run.label, s ? s : "(none)");
+	/* One lcore per queue: the extra ones of -l 0-3 forward nothing. */
+	cr_expect(json_array_size(json_object_get(run.report, "lcores")) == 2,
+		  "%s: %zu forwarding lcores, 2 expected", run.label,
+		  json_array_size(json_object_get(run.report, "lcores")));
+	free_run(&run);
+}
+
+/*
+ * More lcores than CPUs (issue 14): eight lcores on two CPUs, each with
+ * its dispatcher and sirqd, two net_pcap ports of four queues each
+ * (--rxq 4), all defaults otherwise. Lcores 0-3 poll queues 0-3 of
+ * port 0 and send on TX queues 0-3 of port 1 (numbered in lcore order),
+ * lcores 4-7 the reverse; so TX queue q of a port must write queue q of
+ * its pair's input, in order, every frame exactly once. It runs a few
+ * seconds, then SIGINT: exit code 0, every mbuf back in its pool.
+ */
+#define MANY_LCORES "(0-7)@(0,1)"
+#define MANY_QUEUES 4
+#define MANY_ROUNDS 10
+#define MANY_RUN_S 3
+
+Test(l2fwd_pcap, eight_lcores_on_two_cpus_forward_every_frame_exactly_once)
+{
+	const char *args[] = { "--rxq", "4", "-T", "0", NULL };
+	char vdev[NB_PORTS][L2T_ARG_LEN];
+	struct pcap_run runs[MANY_QUEUES];
+	uint64_t frames[NB_PORTS] = { 0 }, runts[NB_PORTS] = { 0 };
+	struct l2t_proc proc;
+	unsigned int p, q;
+	json_t *report;
+
+	memset(runs, 0, sizeof(runs));
+	for (q = 0; q < MANY_QUEUES; q++) {
+		snprintf(runs[q].label, sizeof(runs[q].label),
+			 "--lcores '%s' -- --rxq 4, queue %u", MANY_LCORES, q);
+		runs[q].mac_updating = true;
+		for (p = 0; p < NB_PORTS; p++) {
+			runs[q].runts[p] = build_input((uint16_t)p, (uint16_t)q,
+						       MANY_ROUNDS, &runs[q].in[p]);
+			frames[p] += runs[q].in[p].n;
+			runts[p] += runs[q].runts[p];
+		}
+	}
+	prepare_ports(runs, MANY_QUEUES, vdev);
+	start_on_lcores(&proc, "--lcores", MANY_LCORES, vdev, args);
+	run_until_forwarded(&proc, runs, MANY_QUEUES, MANY_RUN_S,
+			    runs[0].label);
+	report = l2t_report_from_output(proc.buf);
+	l2t_proc_reap(&proc);
+	read_outputs(runs, MANY_QUEUES);
+
+	for (q = 0; q < MANY_QUEUES; q++)
+		for (p = 0; p < NB_PORTS; p++)
+			check_forwarded(runs[q].label, &runs[q].in[p],
+					&runs[q].out[p ^ 1], (uint16_t)p,
+					(uint16_t)(p ^ 1), true,
+					runs[q].mac[p ^ 1], MAX_FRAME);
+	check_report_counts_of(runs[0].label, report, frames, runts);
+	cr_expect(json_array_size(json_object_get(report, "lcores")) == 8,
+		  "%zu forwarding lcores, 8 expected",
+		  json_array_size(json_object_get(report, "lcores")));
+	json_decref(report);
+	for (q = 0; q < MANY_QUEUES; q++)
+		free_run(&runs[q]);
 }

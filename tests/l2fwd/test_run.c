@@ -40,72 +40,19 @@ suite_fini(void)
 TestSuite(l2fwd_run, .fini = suite_fini, .timeout = 60);
 
 /*
- * l2fwd-sirq on two net_null ports (a flood without end) under @policy and
- * @mode, its report to @report; the caller adds its own options.
+ * l2fwd-sirq on two net_null ports under @policy and @mode, on lcore 0,
+ * its report to @report; @label gets "--policy P --mode M" for messages.
  */
 static void
 flood_args(struct l2t_argv *a, const char *policy, const char *mode,
-	   const char *report)
+	   const char *report, char *label, size_t len)
 {
-	l2t_eal_args(a, l2t_env("L2FWD_SIRQ"));
-	l2t_arg(a, "--vdev=net_null0");
-	l2t_arg(a, "--vdev=net_null1");
-	l2t_arg(a, "--");
-	l2t_arg(a, "-T");
-	l2t_arg(a, "0");
+	l2t_null_flood_args(a, "-l", "0", report);
 	l2t_arg(a, "--policy");
 	l2t_arg(a, "%s", policy);
 	l2t_arg(a, "--mode");
 	l2t_arg(a, "%s", mode);
-	l2t_arg(a, "--report");
-	l2t_arg(a, "%s", report);
-}
-
-/*
- * The books of a report: what each port received was sent on its pair or
- * counted as dropped, everything handed to the lcores' TX queues was sent
- * or counted as refused, and every mbuf is back in its pool.
- */
-static void
-expect_books_balance(const char *report, const char *policy, const char *mode)
-{
-	uint64_t rx[2], tx[2], runts[2], link_drops[2];
-	uint64_t lc_tx, lc_dropped;
-	unsigned int p;
-	json_t *j;
-
-	j = l2t_report_load(report);
-	for (p = 0; p < 2; p++) {
-		json_t *jp = l2t_report_port(j, p);
-
-		rx[p] = l2t_json_u64(jp, "rx");
-		tx[p] = l2t_json_u64(jp, "tx");
-		runts[p] = l2t_json_u64(jp, "runts");
-		link_drops[p] = l2t_json_u64(jp, "link_down_drops");
-	}
-	for (p = 0; p < 2; p++) {
-		cr_expect(rx[p] > 0, "--policy %s --mode %s: port %u received "
-			  "nothing", policy, mode, p);
-		cr_expect(rx[p] == tx[p ^ 1] + runts[p] + link_drops[p ^ 1],
-			  "--policy %s --mode %s: port %u rx %" PRIu64 " != port %u "
-			  "tx %" PRIu64 " + runts %" PRIu64 " + link-down drops %"
-			  PRIu64, policy, mode, p, rx[p], p ^ 1, tx[p ^ 1],
-			  runts[p], link_drops[p ^ 1]);
-	}
-	lc_tx = l2t_report_lcores_sum(j, "tx_packets");
-	lc_dropped = l2t_report_lcores_sum(j, "tx_dropped");
-	cr_expect(tx[0] + tx[1] == lc_tx + lc_dropped,
-		  "--policy %s --mode %s: ports tx %" PRIu64 " != lcore tx_packets %"
-		  PRIu64 " + tx_dropped %" PRIu64 ": packets left in TX buffers",
-		  policy, mode, tx[0] + tx[1], lc_tx, lc_dropped);
-	cr_expect(l2t_report_lcores_sum(j, "rx_packets") == rx[0] + rx[1],
-		  "--policy %s --mode %s: lcore rx_packets %" PRIu64 " != ports rx %"
-		  PRIu64, policy, mode,
-		  l2t_report_lcores_sum(j, "rx_packets"), rx[0] + rx[1]);
-	cr_expect(l2t_json_u64(j, "mbufs_in_use") == 0,
-		  "--policy %s --mode %s: mbufs_in_use %" PRIu64, policy,
-		  mode, l2t_json_u64(j, "mbufs_in_use"));
-	json_decref(j);
+	snprintf(label, len, "--policy %s --mode %s", policy, mode);
 }
 
 ParameterizedTestParameters(l2fwd_run, flood_stops_at_duration_and_balances)
@@ -127,8 +74,9 @@ ParameterizedTest(struct flood_case *c, l2fwd_run,
 	const char *report = l2t_path("report.json");
 	struct l2t_result r;
 	struct l2t_argv a = { .argc = 0 };
+	char label[64];
 
-	flood_args(&a, c->policy, c->mode, report);
+	flood_args(&a, c->policy, c->mode, report, label, sizeof(label));
 	l2t_arg(&a, "--duration");
 	l2t_arg(&a, "1");
 	l2t_run_for(&a, STOP_DEADLINE_S, &r);
@@ -141,7 +89,7 @@ ParameterizedTest(struct flood_case *c, l2fwd_run,
 		  l2t_app_lines(r.err));
 	l2t_result_free(&r);
 
-	expect_books_balance(report, c->policy, c->mode);
+	l2t_expect_books_balance(report, label);
 }
 
 /*
@@ -222,12 +170,12 @@ ParameterizedTest(struct signal_case *c, l2fwd_run,
 	const char *report = l2t_path("report.json");
 	struct l2t_argv a = { .argc = 0 };
 	struct l2t_proc p = { .name = "l2fwd-sirq" };
-	char stopping[64];
+	char stopping[64], label[64];
 	int status;
 
 	l2t_arg(&a, "%s", l2t_env("L2T_STDBUF"));
 	l2t_arg(&a, "-oL");
-	flood_args(&a, c->policy, c->mode, report);
+	flood_args(&a, c->policy, c->mode, report, label, sizeof(label));
 	l2t_arg(&a, "--app-load");
 	l2t_arg(&a, "hold=2ms,period=10ms");
 	l2t_proc_start(&p, "l2fwd-sirq", &a);
@@ -242,5 +190,5 @@ ParameterizedTest(struct signal_case *c, l2fwd_run,
 	cr_expect(strstr(p.buf, stopping) != NULL, "%s: no '%s' in:\n%s",
 		  strsignal(c->sig), stopping, l2t_app_lines(p.buf));
 	l2t_proc_reap(&p);
-	expect_books_balance(report, c->policy, c->mode);
+	l2t_expect_books_balance(report, label);
 }
