@@ -117,23 +117,22 @@ ParameterizedTest(struct flood_case *c, l2fwd_run,
 	const char *report = l2t_path("report.json");
 	struct l2t_result r;
 	struct l2t_argv a = { .argc = 0 };
+	char label[64];
 	json_t *j;
 
-	flood_args(&a, c->policy, c->mode, report);
+	flood_args(&a, c->policy, c->mode, report, label, sizeof(label));
 	l2t_arg(&a, "--duration");
 	l2t_arg(&a, "2");
 	l2t_run_for(&a, STOP_DEADLINE_S, &r);
-	cr_assert(r.status == 0 && !r.timed_out,
-		  "--policy %s --mode %s: exit code %d:\n%s%s", c->policy,
-		  c->mode, r.status, l2t_app_lines(r.out), l2t_app_lines(r.err));
+	cr_assert(r.status == 0 && !r.timed_out, "%s: exit code %d:\n%s%s",
+		  label, r.status, l2t_app_lines(r.out), l2t_app_lines(r.err));
 	l2t_result_free(&r);
 
 	j = l2t_report_load(report);
 	cr_expect(l2t_report_lcores_sum(j, "rx_packets") > 0,
-		  "--policy %s --mode %s: nothing forwarded", c->policy, c->mode);
+		  "%s: nothing forwarded", label);
 	cr_expect(l2t_report_lcores_sum(j, "stalls_all_vectors") == 0,
-		  "--policy %s --mode %s: %" PRIu64 " raise-to-run waits >= 8 ms",
-		  c->policy, c->mode,
+		  "%s: %" PRIu64 " raise-to-run waits >= 8 ms", label,
 		  l2t_report_lcores_sum(j, "stalls_all_vectors"));
 	json_decref(j);
 }
