@@ -20,6 +20,7 @@
 #include <rte_common.h>
 #include <rte_ethdev.h>
 #include <rte_rcu_qsbr.h>
+#include <rte_timer.h>
 
 #include "sirq_lcore.h"
 
@@ -108,24 +109,27 @@ irq_setup(struct sirq_lcore *lc)
 }
 
 /*
- * Sleep until an Rx interrupt, a kick, the tick, or the next timer as
- * the last "hardirq" read it.
+ * Sleep until an Rx interrupt, a kick, the tick, or the next timer. A
+ * timer that is due and raised waits for whoever runs TIMER, which may
+ * be sirqd, which runs only while we sleep: then the tick. One that has
+ * just come due is raised, and the loop goes on without a sleep.
  */
 static void
 irq_sleep(struct sirq_lcore *lc)
 {
 	struct epoll_event ev[IRQ_MAX_EVENTS];
 	uint64_t sleep_ns = (uint64_t)lc->conf.irq_tick_us * SIRQ_NS_PER_US;
-	int64_t ticks = lc->timer_ticks;
+	int64_t ticks = rte_timer_next_ticks();
 	struct timespec ts;
 	int i, n;
 
-	/*
-	 * A timer due now has been raised; whoever holds the lock runs it,
-	 * and that may be sirqd, which runs only while we sleep.
-	 */
-	if (ticks > 0)
+	if (ticks > 0) {
 		sleep_ns = RTE_MIN(sleep_ns, sirq_tsc_to_ns((uint64_t)ticks));
+	} else if (ticks == 0 &&
+		   (sirq_pending(lc->cpu) & SIRQ_BIT(SIRQ_TIMER)) == 0) {
+		sirq_raise_irqoff(lc->cpu, SIRQ_TIMER);
+		return;
+	}
 	ts.tv_sec = (time_t)(sleep_ns / SIRQ_NS_PER_SEC);
 	ts.tv_nsec = (long)(sleep_ns % SIRQ_NS_PER_SEC);
 	sirq_stat_add(&lc->stats.irq_sleeps, 1);

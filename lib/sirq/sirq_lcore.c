@@ -184,7 +184,6 @@ sirq_lcore_create(unsigned int lcore_id, const struct sirq_lcore_conf *conf)
 	lc->socket = socket;
 	lc->conf = *conf;
 	lc->conf.worker_cpus = NULL;	/* not kept: the caller's string */
-	lc->timer_ticks = -1;
 	lc->worker.fd = -1;
 	lc->irq.kick_fd = -1;
 
@@ -373,14 +372,11 @@ sirq_lcore_id(const struct sirq_lcore *lc)
  * tick late. Like the kernel's tick it fires whoever holds the execution
  * lock, and sirqd looks too, before each of its passes.
  */
-static inline int64_t
+static inline void
 hardirq_timer(struct sirq_lcore *lc)
 {
-	int64_t ticks = rte_timer_next_ticks();
-
-	if (ticks == 0)
+	if (rte_timer_next_ticks() == 0)
 		sirq_raise_irqoff(lc->cpu, SIRQ_TIMER);
-	return ticks;
 }
 
 /* What sirqd looks at before a pass: the "interrupts" that need no lock. */
@@ -413,7 +409,7 @@ sirq_lcore_iteration(struct sirq_lcore *lc)
 	enum sirq_irq_exit_result res;
 
 	sirq_hardirq_rx_desc(&lc->rx);
-	lc->timer_ticks = hardirq_timer(lc);
+	hardirq_timer(lc);
 	if (unlikely(!sirq_irq_enter(lc->cpu))) {
 		sirqd_lock_busy(&lc->worker);
 		res = SIRQ_IRQ_EXIT_BUSY;

@@ -28,8 +28,6 @@ struct sirq_lcore {
 	int socket;
 	uint32_t stop;
 	bool started;			/* sirq_lcore_main() ran once */
-	/* rte_timer_next_ticks() as the last "hardirq" read it; -1: none. */
-	int64_t timer_ticks;
 
 	struct sirq_rx rx;
 	struct sirq_tx tx;
