@@ -261,6 +261,66 @@ Test(kicinski, restart_exhaustion_respects_the_worker_for_100ms)
 	harness_fini(&h);
 }
 
+/* need_resched() comes up during the last of the ten restarts. */
+static void
+want_cpu_on_tenth_run(struct probe *p)
+{
+	if (p->runs == SIRQ_MAX_RESTART_DEFAULT)
+		p->h->app_wants_cpu = true;
+}
+
+static enum sirq_exit
+exit_of_a_pass_whose_last_restart_sees_need_resched(enum sirq_policy_id pol,
+						    struct harness *h)
+{
+	struct probe *rx;
+	enum sirq_exit e;
+
+	harness_init(h, pol);
+	rx = probe_register(h, SIRQ_NET_RX);
+	rx->reraise = PROBE_FOREVER;
+	rx->hook = want_cpu_on_tenth_run;
+	sirq_raise(h->cpu, SIRQ_NET_RX);
+	cr_assert(eq(int, sirq_irq_exit(h->cpu), SIRQ_IRQ_EXIT_RAN));
+	cr_assert(eq(uint, rx->runs, SIRQ_MAX_RESTART_DEFAULT));
+	stats(h);
+	for (e = 0; e < SIRQ_EXIT_MAX; e++)
+		if (h->st.pass_exit[e][SIRQ_CTX_INLINE] != 0)
+			return e;
+	return SIRQ_EXIT_MAX;
+}
+
+Test(kicinski, last_restart_with_need_resched_is_an_overload_not_a_deferral)
+{
+	struct harness h;
+
+	/* time_is_before_eq_jiffies(end) || !--max_restart comes first */
+	cr_assert(eq(int, exit_of_a_pass_whose_last_restart_sees_need_resched(
+			     SIRQ_POLICY_KICINSKI, &h), SIRQ_EXIT_RESTART));
+	cr_assert(eq(u64, h.st.windows_opened[SIRQ_WINDOW_OVERLOAD], 1));
+	cr_assert(eq(u64, h.st.windows_opened[SIRQ_WINDOW_DEFER], 0));
+	harness_fini(&h);
+}
+
+Test(ksoftirqd, last_restart_with_need_resched_ends_on_need_resched)
+{
+	struct harness h;
+
+	/* time_before(jiffies, end) && !need_resched() && --max_restart */
+	cr_assert(eq(int, exit_of_a_pass_whose_last_restart_sees_need_resched(
+			     SIRQ_POLICY_KSOFTIRQD, &h), SIRQ_EXIT_NEED_RESCHED));
+	harness_fini(&h);
+}
+
+Test(mainline, last_restart_with_need_resched_ends_on_need_resched)
+{
+	struct harness h;
+
+	cr_assert(eq(int, exit_of_a_pass_whose_last_restart_sees_need_resched(
+			     SIRQ_POLICY_MAINLINE, &h), SIRQ_EXIT_NEED_RESCHED));
+	harness_fini(&h);
+}
+
 Test(kicinski, time_exhaustion_opens_an_overload_window_from_the_pass_end)
 {
 	struct harness h;

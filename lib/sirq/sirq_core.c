@@ -467,6 +467,41 @@ static const enum sirq_wake wake_for_exit[SIRQ_EXIT_MAX] = {
 	[SIRQ_EXIT_NEED_RESCHED] = SIRQ_WAKE_NEED_RESCHED,
 };
 
+static inline bool
+need_resched_yields(struct sirq_cpu *cpu, uint32_t pending)
+{
+	return sirq_need_resched(cpu) &&
+		cpu->policy->need_resched_yields(cpu, pending);
+}
+
+/*
+ * Work is pending again: restart, or why not. v6.1 and v6.5+:
+ *	time_before(jiffies, end) && !need_resched() && --max_restart
+ * The Dec 2022 patches take the limits first, so a last restart with
+ * need_resched() set is an overload (100 ms), not a deferral (2 ms):
+ *	time_is_before_eq_jiffies(end) || !--max_restart
+ * SIRQ_EXIT_DRAINED here means "restart".
+ */
+static inline enum sirq_exit
+restart_or_exit(struct sirq_cpu *cpu, bool time_up, unsigned int *max_restart,
+		uint32_t pending)
+{
+	if (time_up)
+		return SIRQ_EXIT_TIME;
+	if (cpu->policy->limits_before_need_resched) {
+		if (--*max_restart == 0)
+			return SIRQ_EXIT_RESTART;
+		if (need_resched_yields(cpu, pending))
+			return SIRQ_EXIT_NEED_RESCHED;
+		return SIRQ_EXIT_DRAINED;
+	}
+	if (need_resched_yields(cpu, pending))
+		return SIRQ_EXIT_NEED_RESCHED;
+	if (--*max_restart == 0)
+		return SIRQ_EXIT_RESTART;
+	return SIRQ_EXIT_DRAINED;
+}
+
 /*
  * __do_softirq(): snapshot and clear pending, run the set bits lowest
  * first, look again; restart while there is time, nobody wants the CPU
@@ -498,19 +533,10 @@ do_softirq(struct sirq_cpu *cpu, enum sirq_ctx ctx)
 			why = SIRQ_EXIT_DRAINED;
 			break;
 		}
-		if (sirq_jiffies(cpu, now) >= end) {
-			why = SIRQ_EXIT_TIME;
+		why = restart_or_exit(cpu, sirq_jiffies(cpu, now) >= end,
+				      &max_restart, pending);
+		if (why != SIRQ_EXIT_DRAINED)
 			break;
-		}
-		if (sirq_need_resched(cpu) &&
-		    cpu->policy->need_resched_yields(cpu, pending)) {
-			why = SIRQ_EXIT_NEED_RESCHED;
-			break;
-		}
-		if (--max_restart == 0) {
-			why = SIRQ_EXIT_RESTART;
-			break;
-		}
 		pending = take_pending(cpu);
 	}
 	cpu->serving = false;

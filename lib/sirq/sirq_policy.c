@@ -127,6 +127,7 @@ static const struct sirq_policy policy_ksoftirqd = {
 
 static const struct sirq_policy policy_kicinski = {
 	.name = "kicinski",
+	.limits_before_need_resched = true,
 	.worker_should_handle = kicinski_should_handle,
 	.need_resched_yields = kicinski_need_resched_yields,
 	.work_left = kicinski_work_left,

@@ -90,6 +90,13 @@ struct sirq_policy {
 	 */
 	bool (*worker_should_handle)(struct sirq_cpu *cpu, uint32_t pending,
 				     uint64_t now_j);
+	/*
+	 * Test the time and restart limits before need_resched() when a
+	 * pass looks for more work (patch 2 of the Dec 2022 set); the
+	 * kernels before and since test need_resched() before the restart
+	 * count.
+	 */
+	bool limits_before_need_resched;
 	/* May need_resched() end a pass that still has @pending? */
 	bool (*need_resched_yields)(const struct sirq_cpu *cpu,
 				    uint32_t pending);
