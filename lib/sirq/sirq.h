@@ -118,6 +118,20 @@ struct sirq_ops {
 	 * dispatcher that sleeps should wake up and call sirq_irq_exit().
 	 */
 	void (*kick)(void *ctx);
+	/**
+	 * Optional: look at the sources that raise vectors (the interrupts
+	 * that fire while the worker runs: the tick, a NIC queue). Called
+	 * by sirq_worker_run() with the execution lock held, before it
+	 * looks at the pending mask.
+	 */
+	void (*worker_hardirq)(void *ctx);
+	/**
+	 * Optional: is the calling thread this CPU's own (its dispatcher or
+	 * its worker), whose per-CPU state the handlers use? The outermost
+	 * sirq_bh_enable() on another thread leaves pending work to them
+	 * (ops.kick) instead of running it there. NULL: every thread is.
+	 */
+	bool (*is_local)(void *ctx);
 	void *ctx;			/**< argument of every callback */
 };
 
@@ -419,7 +433,9 @@ void sirq_bh_disable(struct sirq_cpu *cpu);
 
 /**
  * Re-enable bottom halves (local_bh_enable()). The outermost enable runs
- * pending work through the same policy test as sirq_irq_exit().
+ * pending work through the same policy test as sirq_irq_exit(), on a
+ * thread that ops.is_local accepts; elsewhere it calls ops.kick and
+ * leaves the work to the CPU's dispatcher.
  *
  * @return 0, or -EPERM if this thread has no matching sirq_bh_disable().
  */
@@ -695,11 +711,11 @@ int sirq_lcore_add_tx_queue(struct sirq_lcore *lc, uint16_t port,
  * buffer; a full buffer is flushed at once. A packet the TX ring refuses
  * is freed and counted in tx_dropped.
  *
- * Call with the lcore's handlers excluded: from a handler of its
- * sirq_cpu, or between sirq_bh_disable() and sirq_bh_enable(), as the
- * kernel transmits with bottom halves off.
+ * Call in the lcore's context: from a handler of its sirq_cpu, or
+ * between sirq_bh_disable() and sirq_bh_enable() on the lcore's own
+ * thread, as the kernel transmits with bottom halves off on its CPU.
  *
- * @return 0; -EPERM outside handler context (the packet is not taken);
+ * @return 0; -EPERM outside that context (the packet is not taken);
  *   -EINVAL for a bad index.
  */
 int sirq_tx(struct sirq_lcore *lc, unsigned int txq, struct rte_mbuf *m);

@@ -679,6 +679,8 @@ sirq_worker_run(struct sirq_cpu *cpu)
 
 	if (!exec_trylock(cpu))
 		return SIRQ_WORKER_BUSY;
+	if (cpu->ops.worker_hardirq != NULL)
+		cpu->ops.worker_hardirq(cpu->ops.ctx);
 	if (__atomic_load_n(&cpu->pending, __ATOMIC_ACQUIRE) == 0) {
 		st = worker_go_idle(cpu);
 	} else {
@@ -726,17 +728,25 @@ int
 sirq_bh_enable(struct sirq_cpu *cpu)
 {
 	uint32_t pending;
+	bool local;
 
 	if (!sirq_exec_lock_is_mine(cpu) || cpu->bh_depth == 0)
 		return -EPERM;
 	if (--cpu->bh_depth > 0 || cpu->serving)
 		return 0;
 
-	/* Outermost enable outside any pass: the kernel's do_softirq(). */
+	/*
+	 * Outermost enable outside any pass: the kernel's do_softirq(), for
+	 * this CPU's own threads. Another thread has none of the CPU's
+	 * per-CPU state to run handlers with: the dispatcher gets the work.
+	 */
 	pending = __atomic_load_n(&cpu->pending, __ATOMIC_ACQUIRE);
-	if (pending != 0)
+	local = cpu->ops.is_local == NULL || cpu->ops.is_local(cpu->ops.ctx);
+	if (pending != 0 && local)
 		run_or_defer(cpu, pending);
 	exec_unlock(cpu);
+	if (pending != 0 && !local && cpu->ops.kick != NULL)
+		cpu->ops.kick(cpu->ops.ctx);
 	return 0;
 }
 

@@ -48,14 +48,18 @@ sirq_now_ns(void)
  * queues it polls) is used by the dispatcher and by sirqd alike, as the
  * lcore: only the execution lock keeps them apart, as local_bh_disable()
  * keeps process context and softirqs apart on a CPU. Every place that
- * uses that state checks that the lock is its own; a caller without it
- * would corrupt the mempool cache silently, so it stops the process.
- * One thread-local load and a compare, once per burst.
+ * uses that state checks that the lock is its own and that it runs as
+ * that lcore; a caller that is not would corrupt a mempool cache or
+ * manage another lcore's timers silently, so it stops the process.
+ * Two thread-local loads and two compares, once per burst.
  */
-#define SIRQ_ASSERT_EXCLUSIVE(cpu, what) do { \
+#define SIRQ_ASSERT_EXCLUSIVE(cpu, lcore, what) do { \
 		if (unlikely(!sirq_exec_lock_is_mine(cpu))) \
-			rte_panic("sirq: %s on lcore %u without the execution lock\n", \
-				  (what), rte_lcore_id()); \
+			rte_panic("sirq: %s of lcore %u without its execution lock\n", \
+				  (what), (lcore)); \
+		if (unlikely(rte_lcore_id() != (lcore))) \
+			rte_panic("sirq: %s of lcore %u on lcore %u\n", \
+				  (what), (lcore), rte_lcore_id()); \
 	} while (0)
 
 #endif /* SIRQ_DPDK_H */

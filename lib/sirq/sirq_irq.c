@@ -20,7 +20,6 @@
 #include <rte_common.h>
 #include <rte_ethdev.h>
 #include <rte_rcu_qsbr.h>
-#include <rte_timer.h>
 
 #include "sirq_lcore.h"
 
@@ -109,27 +108,21 @@ irq_setup(struct sirq_lcore *lc)
 }
 
 /*
- * Sleep until an Rx interrupt, a kick, the tick, or the next timer. A
- * timer that is due and raised waits for whoever runs TIMER, which may
- * be sirqd, which runs only while we sleep: then the tick. One that has
- * just come due is raised, and the loop goes on without a sleep.
+ * Sleep until an Rx interrupt, a kick, the tick, or the next timer as
+ * the last "hardirq" read it (none when sirqd held the lock: sirqd looks
+ * at the timers itself before each pass).
  */
 static void
 irq_sleep(struct sirq_lcore *lc)
 {
 	struct epoll_event ev[IRQ_MAX_EVENTS];
 	uint64_t sleep_ns = (uint64_t)lc->conf.irq_tick_us * SIRQ_NS_PER_US;
-	int64_t ticks = rte_timer_next_ticks();
 	struct timespec ts;
 	int i, n;
 
-	if (ticks > 0) {
-		sleep_ns = RTE_MIN(sleep_ns, sirq_tsc_to_ns((uint64_t)ticks));
-	} else if (ticks == 0 &&
-		   (sirq_pending(lc->cpu) & SIRQ_BIT(SIRQ_TIMER)) == 0) {
-		sirq_raise_irqoff(lc->cpu, SIRQ_TIMER);
-		return;
-	}
+	if (lc->timer_ticks > 0)
+		sleep_ns = RTE_MIN(sleep_ns,
+				   sirq_tsc_to_ns((uint64_t)lc->timer_ticks));
 	ts.tv_sec = (time_t)(sleep_ns / SIRQ_NS_PER_SEC);
 	ts.tv_nsec = (long)(sleep_ns % SIRQ_NS_PER_SEC);
 	sirq_stat_add(&lc->stats.irq_sleeps, 1);
@@ -167,12 +160,15 @@ irq_loop(struct sirq_lcore *lc)
 	while (!sirq_lcore_should_stop(lc)) {
 		res = sirq_lcore_iteration(lc);
 		/*
-		 * Loop at once only for work of our own; work left to sirqd,
-		 * or a lock held by sirqd or a bh-disabled thread, needs
-		 * them to run, which a SCHED_FIFO loop would prevent.
+		 * Loop at once only for work of our own: pending again, or a
+		 * timer that was due and ran here, whose next deadline the
+		 * next "hardirq" reads. Work left to sirqd, or a lock held by
+		 * sirqd or a bh-disabled thread, needs them to run, which a
+		 * SCHED_FIFO loop would prevent.
 		 */
-		if (res != SIRQ_IRQ_EXIT_RAN || sirq_pending(lc->cpu) == 0 ||
-		    sirq_worker_state(lc->cpu) == SIRQ_WORKER_RUNNABLE)
+		if (res != SIRQ_IRQ_EXIT_RAN ||
+		    sirq_worker_state(lc->cpu) == SIRQ_WORKER_RUNNABLE ||
+		    (sirq_pending(lc->cpu) == 0 && lc->timer_ticks != 0))
 			irq_sleep(lc);
 	}
 }

@@ -44,7 +44,7 @@ static rte_spinlock_t lcores_lock = RTE_SPINLOCK_INITIALIZER;
 
 uint64_t sirq_tsc_ns_mult;
 
-static void sirqd_peek(void *arg);
+static void lcore_worker_hardirq(void *ctx);
 
 static uint64_t
 tsc_clock_ns(void *ctx)
@@ -68,6 +68,15 @@ lcore_kick(void *ctx)
 
 	if (lc->conf.mode == SIRQ_MODE_IRQ)
 		sirq_irq_kick(&lc->irq);
+}
+
+/* Handlers of this lcore run on its threads only: they use its state. */
+static bool
+lcore_is_local(void *ctx)
+{
+	struct sirq_lcore *lc = ctx;
+
+	return rte_lcore_id() == lc->lcore_id;
 }
 
 static bool
@@ -138,8 +147,8 @@ check_conf(unsigned int lcore_id, const struct sirq_lcore_conf *c)
 static void
 timer_action(struct sirq_cpu *cpu, void *arg)
 {
-	RTE_SET_USED(arg);
-	SIRQ_ASSERT_EXCLUSIVE(cpu, "rte_timer_manage");
+	SIRQ_ASSERT_EXCLUSIVE(cpu, ((struct sirq_lcore *)arg)->lcore_id,
+			      "rte_timer_manage");
 	rte_timer_manage();
 }
 
@@ -184,6 +193,7 @@ sirq_lcore_create(unsigned int lcore_id, const struct sirq_lcore_conf *conf)
 	lc->socket = socket;
 	lc->conf = *conf;
 	lc->conf.worker_cpus = NULL;	/* not kept: the caller's string */
+	lc->timer_ticks = -1;
 	lc->worker.fd = -1;
 	lc->irq.kick_fd = -1;
 
@@ -199,6 +209,8 @@ sirq_lcore_create(unsigned int lcore_id, const struct sirq_lcore_conf *conf)
 	cc.ops.clock_ns = tsc_clock_ns;
 	cc.ops.wake_worker = lcore_wake_worker;
 	cc.ops.kick = lcore_kick;
+	cc.ops.worker_hardirq = lcore_worker_hardirq;
+	cc.ops.is_local = lcore_is_local;
 	cc.ops.need_resched = conf->need_resched_fn != NULL ?
 		lcore_need_resched : NULL;
 	cc.ops.ctx = lc;
@@ -222,13 +234,13 @@ sirq_lcore_create(unsigned int lcore_id, const struct sirq_lcore_conf *conf)
 	lc->rx.cpu = lc->cpu;
 	lc->rx.lc = lc;
 	lc->rx.stats = &lc->stats;
+	lc->rx.lcore_id = lcore_id;
 	lc->rx.weight = conf->napi_weight;
 	lc->rx.budget = conf->netdev_budget;
 	lc->rx.budget_us = conf->netdev_budget_us;
 	lc->tx.cpu = lc->cpu;
 	lc->tx.stats = &lc->stats;
-	lc->worker.peek = sirqd_peek;
-	lc->worker.peek_arg = lc;
+	lc->tx.lcore_id = lcore_id;
 
 	ret = rte_timer_subsystem_init();
 	if (ret != 0 && ret != -EALREADY) {
@@ -305,11 +317,16 @@ sirq_lcore_add_tx_queue(struct sirq_lcore *lc, uint16_t port, uint16_t queue)
 	return ret;
 }
 
-/* The execution lock is ours: in a handler, or with bottom halves off. */
+/*
+ * The lcore's context: its execution lock is ours (in a handler, or with
+ * bottom halves off) and we run as the lcore, whose mempool cache the
+ * flush uses.
+ */
 static inline bool
 in_handler_context(const struct sirq_lcore *lc)
 {
-	return sirq_exec_lock_is_mine(lc->cpu);
+	return sirq_exec_lock_is_mine(lc->cpu) &&
+		rte_lcore_id() == lc->lcore_id;
 }
 
 int
@@ -366,27 +383,46 @@ sirq_lcore_id(const struct sirq_lcore *lc)
 }
 
 /*
- * The timer "interrupt": is the first timer of the lcore's list due? A
- * lockless peek at the list head, which rte_timer_manage() changes under
- * the list's own lock; a stale read raises TIMER once for nothing, or a
- * tick late. Like the kernel's tick it fires whoever holds the execution
- * lock, and sirqd looks too, before each of its passes.
+ * The timer "interrupt": is the first timer of the lcore's list due?
+ * rte_timer_next_ticks() takes the list's spinlock, which sirqd holds
+ * inside rte_timer_manage(): only the execution lock's holder looks, so
+ * a SCHED_FIFO dispatcher never spins behind a preempted sirqd.
  */
-static inline void
+static inline int64_t
 hardirq_timer(struct sirq_lcore *lc)
 {
-	if (rte_timer_next_ticks() == 0)
+	int64_t ticks = rte_timer_next_ticks();
+
+	if (ticks == 0)
 		sirq_raise_irqoff(lc->cpu, SIRQ_TIMER);
+	return ticks;
 }
 
-/* What sirqd looks at before a pass: the "interrupts" that need no lock. */
-static void
-sirqd_peek(void *arg)
+/*
+ * The "interrupts" that need the execution lock: a fetch from idle
+ * queues without descriptor status, TX completions, the timer list.
+ */
+static inline int64_t
+hardirq_locked(struct sirq_lcore *lc)
 {
-	struct sirq_lcore *lc = arg;
+	sirq_hardirq_rx_fetch(&lc->rx);
+	if (lc->tx.nb_txq != 0)
+		sirq_hardirq_tx(&lc->tx);
+	return hardirq_timer(lc);
+}
+
+/*
+ * sirqd, with the lock, before each pass: the interrupts that fire while
+ * ksoftirqd runs, so that a queue or a timer that has work now is seen
+ * without waiting for the dispatcher to get the lock.
+ */
+static void
+lcore_worker_hardirq(void *ctx)
+{
+	struct sirq_lcore *lc = ctx;
 
 	sirq_hardirq_rx_desc(&lc->rx);
-	hardirq_timer(lc);
+	hardirq_locked(lc);
 }
 
 static inline void
@@ -398,10 +434,10 @@ rcu_quiescent(struct sirq_lcore *lc)
 
 /*
  * One "interrupt" and its irq_exit(). Queues that report descriptor
- * status and the timer deadline are looked at without the lock, as a NIC
- * or the tick interrupts whatever the CPU is doing; everything that uses
- * the lcore's DPDK state waits for the lock. When sirqd holds it, it is running NET_RX and the
- * rest, which is where the work is anyway; the next iteration looks again.
+ * status are looked at without the lock, as a NIC interrupts whatever
+ * the CPU is doing; everything that uses the lcore's DPDK state waits for
+ * the lock. When sirqd holds it, sirqd looks at those sources itself
+ * before each pass.
  */
 enum sirq_irq_exit_result
 sirq_lcore_iteration(struct sirq_lcore *lc)
@@ -409,15 +445,13 @@ sirq_lcore_iteration(struct sirq_lcore *lc)
 	enum sirq_irq_exit_result res;
 
 	sirq_hardirq_rx_desc(&lc->rx);
-	hardirq_timer(lc);
 	if (unlikely(!sirq_irq_enter(lc->cpu))) {
+		lc->timer_ticks = -1;
 		sirqd_lock_busy(&lc->worker);
 		res = SIRQ_IRQ_EXIT_BUSY;
 	} else {
 		sirqd_lock_free(&lc->worker);
-		sirq_hardirq_rx_fetch(&lc->rx);
-		if (lc->tx.nb_txq != 0)
-			sirq_hardirq_tx(&lc->tx);
+		lc->timer_ticks = hardirq_locked(lc);
 		res = sirq_irq_exit(lc->cpu);
 	}
 	rcu_quiescent(lc);
@@ -478,7 +512,7 @@ sirq_lcore_main(void *arg)
 			 rte_lcore_id(), lc != NULL ? lc->lcore_id : 0);
 		return -EINVAL;
 	}
-	sirq_rx_start(&lc->rx, lc->lcore_id);
+	sirq_rx_start(&lc->rx);
 	ret = sirqd_start(&lc->worker);
 	if (ret != 0)
 		return ret;

@@ -27,7 +27,11 @@ struct sirq_lcore {
 	unsigned int lcore_id;
 	int socket;
 	uint32_t stop;
-	bool started;			/* sirq_lcore_main() ran once */
+	/*
+	 * rte_timer_next_ticks() as the dispatcher's last "hardirq" read
+	 * it, for the irq-mode sleep; -1: none, or not read (lock busy).
+	 */
+	int64_t timer_ticks;
 
 	struct sirq_rx rx;
 	struct sirq_tx tx;

@@ -46,7 +46,7 @@ sirq_rx_add_queue(struct sirq_rx *rx, uint16_t port, uint16_t queue,
  * without giving it (descriptor status), and which must be fetched.
  */
 void
-sirq_rx_start(struct sirq_rx *rx, unsigned int lcore_id)
+sirq_rx_start(struct sirq_rx *rx)
 {
 	uint16_t i;
 
@@ -60,18 +60,27 @@ sirq_rx_start(struct sirq_rx *rx, unsigned int lcore_id)
 			rx->nb_desc++;
 	}
 	SIRQ_LOG(DEBUG, "lcore %u: %u of %u Rx queues report descriptor status",
-		 lcore_id, rx->nb_desc, rx->nb_napi);
+		 rx->lcore_id, rx->nb_desc, rx->nb_napi);
 }
 
 /*
- * napi_schedule(): hand a queue with work to NET_RX, which may run on
- * sirqd: staged packets are published by the release on the ready mask
- * and taken with the acquire in poll_list_splice().
+ * napi_schedule_prep(): the queue's "interrupt" is masked from here on;
+ * false if it already was (the dispatcher and sirqd both look).
+ */
+static inline bool
+napi_schedule_prep(struct sirq_napi *n)
+{
+	return !__atomic_exchange_n(&n->scheduled, true, __ATOMIC_ACQUIRE);
+}
+
+/*
+ * __napi_schedule(): hand a queue with work to NET_RX, which may run on
+ * the other thread: staged packets are published by the release on the
+ * ready mask and taken with the acquire in poll_list_splice().
  */
 static inline void
 napi_schedule(struct sirq_rx *rx, uint16_t idx)
 {
-	__atomic_store_n(&rx->napi[idx].scheduled, true, __ATOMIC_RELAXED);
 	__atomic_fetch_or(&rx->ready, UINT64_C(1) << idx, __ATOMIC_RELEASE);
 	sirq_raise_irqoff(rx->cpu, SIRQ_NET_RX);
 }
@@ -90,9 +99,9 @@ napi_is_scheduled(const struct sirq_napi *n)
 }
 
 /*
- * The Rx "interrupt" of queues with descriptor status; no lock needed,
- * and the dispatcher and sirqd may both look (a queue scheduled twice is
- * scheduled once).
+ * The Rx "interrupt" of queues with descriptor status; no lock needed.
+ * The dispatcher and sirqd may both look: napi_schedule_prep() lets one
+ * of them schedule the queue.
  */
 void
 sirq_hardirq_rx_desc(struct sirq_rx *rx)
@@ -107,7 +116,7 @@ sirq_hardirq_rx_desc(struct sirq_rx *rx)
 		if (n->irq != SIRQ_NAPI_IRQ_DESC || napi_is_scheduled(n))
 			continue;
 		if (rte_eth_rx_descriptor_status(n->port, n->queue, 0) ==
-		    RTE_ETH_RX_DESC_DONE) {
+		    RTE_ETH_RX_DESC_DONE && napi_schedule_prep(n)) {
 			sirq_stat_add_atomic(&rx->stats->rx_sched_desc, 1);
 			napi_schedule(rx, i);
 		}
@@ -122,7 +131,7 @@ sirq_hardirq_rx_fetch(struct sirq_rx *rx)
 
 	if (rx->nb_desc == rx->nb_napi)
 		return;
-	SIRQ_ASSERT_EXCLUSIVE(rx->cpu, "Rx fetch");
+	SIRQ_ASSERT_EXCLUSIVE(rx->cpu, rx->lcore_id, "Rx fetch");
 	for (i = 0; i < rx->nb_napi; i++) {
 		struct sirq_napi *n = &rx->napi[i];
 
@@ -131,7 +140,7 @@ sirq_hardirq_rx_fetch(struct sirq_rx *rx)
 		n->nb_staged = rte_eth_rx_burst(n->port, n->queue, n->staged,
 						SIRQ_STAGE_SIZE);
 		n->staged_pos = 0;
-		if (n->nb_staged != 0) {
+		if (n->nb_staged != 0 && napi_schedule_prep(n)) {
 			sirq_stat_add(&rx->stats->rx_sched_fetch, 1);
 			napi_schedule(rx, i);
 		}
@@ -198,7 +207,7 @@ sirq_net_rx_action(struct sirq_cpu *cpu, void *arg)
 	int budget = rx->budget;
 	uint16_t left;
 
-	SIRQ_ASSERT_EXCLUSIVE(cpu, "NET_RX");
+	SIRQ_ASSERT_EXCLUSIVE(cpu, rx->lcore_id, "NET_RX");
 	poll_list_splice(rx);
 	for (left = rx->poll_len; left != 0; left--) {
 		uint16_t idx = rx->poll_list[rx->poll_head];
@@ -236,7 +245,7 @@ sirq_rx_drain(struct sirq_rx *rx)
 {
 	uint16_t i;
 
-	SIRQ_ASSERT_EXCLUSIVE(rx->cpu, "Rx drain");
+	SIRQ_ASSERT_EXCLUSIVE(rx->cpu, rx->lcore_id, "Rx drain");
 	for (i = 0; i < rx->nb_napi; i++) {
 		struct sirq_napi *n = &rx->napi[i];
 

@@ -56,6 +56,7 @@ struct sirq_rx {
 	struct sirq_cpu *cpu;
 	struct sirq_lcore *lc;		/* handed to the rx functions */
 	struct sirq_lcore_stats *stats;
+	unsigned int lcore_id;
 	uint16_t weight;
 	uint16_t budget;		/* netdev_budget */
 	uint32_t budget_us;		/* netdev_budget_usecs */
@@ -77,7 +78,7 @@ struct sirq_rx {
 
 int sirq_rx_add_queue(struct sirq_rx *rx, uint16_t port, uint16_t queue,
 		      sirq_rx_fn_t fn, void *arg);
-void sirq_rx_start(struct sirq_rx *rx, unsigned int lcore_id);
+void sirq_rx_start(struct sirq_rx *rx);
 void sirq_hardirq_rx_desc(struct sirq_rx *rx);
 void sirq_hardirq_rx_fetch(struct sirq_rx *rx);
 void sirq_net_rx_action(struct sirq_cpu *cpu, void *arg);

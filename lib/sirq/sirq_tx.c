@@ -48,7 +48,7 @@ txq_flush(struct sirq_tx *tx, struct sirq_txq *q)
 
 	if (q->nb_buffered == 0)
 		return;
-	SIRQ_ASSERT_EXCLUSIVE(tx->cpu, "TX flush");
+	SIRQ_ASSERT_EXCLUSIVE(tx->cpu, tx->lcore_id, "TX flush");
 	sent = rte_eth_tx_burst(q->port, q->queue, q->buffer, q->nb_buffered);
 	sirq_stat_add(&tx->stats->tx_packets, sent);
 	if (unlikely(sent < q->nb_buffered)) {
@@ -179,7 +179,7 @@ sirq_net_tx_action(struct sirq_cpu *cpu, void *arg)
 	struct sirq_tx *tx = arg;
 	uint16_t i;
 
-	SIRQ_ASSERT_EXCLUSIVE(cpu, "NET_TX");
+	SIRQ_ASSERT_EXCLUSIVE(cpu, tx->lcore_id, "NET_TX");
 	for (i = 0; i < tx->nb_txq; i++)
 		txq_flush(tx, tx->txq[i]);
 	for (i = 0; i < tx->nb_txq; i++)

@@ -39,6 +39,7 @@ struct sirq_txq {
 struct sirq_tx {
 	struct sirq_cpu *cpu;
 	struct sirq_lcore_stats *stats;
+	unsigned int lcore_id;
 	uint16_t nb_txq;
 	struct sirq_txq *txq[SIRQ_LCORE_MAX_TXQ];
 };

@@ -253,15 +253,16 @@ sirqd_main(void *arg)
 	 * of them, here or on the dispatcher, holds the execution lock.
 	 */
 	RTE_PER_LCORE(_lcore_id) = w->lcore_id;
+	/* Its CPUs again, through EAL: rte_socket_id() follows them. */
+	if (rte_thread_set_affinity(&w->cpus) != 0)
+		SIRQ_LOG(WARNING, "sirqd/%u: cannot pin", w->lcore_id);
 	__atomic_store_n(&w->token, sirq_self_token(), __ATOMIC_RELEASE);
 	numa_placement(w);
 	rcu_online(w, true);
 
 	for (;;) {
-		enum sirq_worker_status st;
+		enum sirq_worker_status st = sirq_worker_run(w->cpu);
 
-		w->peek(w->peek_arg);
-		st = sirq_worker_run(w->cpu);
 		give_back_priority(w);
 		switch (st) {
 		case SIRQ_WORKER_SLEEP:

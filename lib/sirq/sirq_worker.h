@@ -45,13 +45,6 @@ struct sirqd {
 	struct rte_rcu_qsbr *qsbr;
 	unsigned int qsbr_id;
 
-	/*
-	 * The "interrupts" that need no lock (timer deadline, descriptor
-	 * status), looked at before every pass: the kernel's tick and NIC
-	 * interrupts fire while ksoftirqd runs, too.
-	 */
-	void (*peek)(void *arg);
-	void *peek_arg;
 };
 
 int sirqd_init(struct sirqd *w, struct sirq_cpu *cpu,

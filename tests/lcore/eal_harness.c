@@ -111,6 +111,15 @@ dispatcher_launch(struct sirq_lcore *lc)
 	cr_assert(ret == 0, "remote launch: %s", strerror(-ret));
 }
 
+int
+on_test_lcore(int (*fn)(void *), void *arg)
+{
+	int ret = rte_eal_remote_launch(fn, arg, TEST_LCORE);
+
+	cr_assert(ret == 0, "remote launch: %s", strerror(-ret));
+	return rte_eal_wait_lcore(TEST_LCORE);
+}
+
 void
 dispatcher_join(struct sirq_lcore *lc)
 {

@@ -43,6 +43,12 @@ void dispatcher_launch(struct sirq_lcore *lc);
 /* Stop it, wait for it; fails the test if it returned an error. */
 void dispatcher_join(struct sirq_lcore *lc);
 
+/*
+ * Run @fn(@arg) on TEST_LCORE, as the lcore whose state the handlers use
+ * (bottom-half sections of that lcore belong there); its return value.
+ */
+int on_test_lcore(int (*fn)(void *), void *arg);
+
 /* Monotonic nanoseconds. */
 uint64_t now_ns(void);
 

@@ -30,16 +30,23 @@
 static const char *const null_vdev[] = { "net_null0", NULL };
 
 /*
- * A flag in every mbuf, set while a handler owns it: an mbuf handed out
- * twice (two threads in one mempool cache at once) finds it set.
+ * A flag in every mbuf, set while the test owns it. Handlers keep the
+ * last HOLD_MAX packets they received across runs, on both threads, so
+ * an mbuf handed out again while it is held (two threads in one mempool
+ * cache at once) finds its flag set.
  */
 static int owned_off = -1;
+
+#define HOLD_MAX 1024
 
 struct flood {
 	int txq;
 	uint64_t received;
 	uint64_t handed_out_twice;
 	uint64_t off_lcore;		/* handler saw another rte_lcore_id() */
+	unsigned int held;
+	unsigned int hold_head;
+	struct rte_mbuf *hold[HOLD_MAX];
 };
 
 static inline uint8_t *
@@ -48,29 +55,47 @@ owned(struct rte_mbuf *m)
 	return RTE_MBUF_DYNFIELD(m, owned_off, uint8_t *);
 }
 
-/* Half the packets go back to the pool here, half through the NIC. */
+/* Let go of the oldest held packet: half to the pool, half to the NIC. */
+static void
+release_oldest(struct sirq_lcore *lc, struct flood *f)
+{
+	struct rte_mbuf *m = f->hold[f->hold_head];
+
+	f->hold_head = (f->hold_head + 1) % HOLD_MAX;
+	f->held--;
+	*owned(m) = 0;
+	if (lc == NULL || (f->received & 1) != 0)
+		rte_pktmbuf_free(m);
+	else
+		cr_assert(sirq_tx(lc, (unsigned int)f->txq, m) == 0);
+}
+
 static void
 flood_rx(struct sirq_lcore *lc, uint16_t port, uint16_t queue,
 	 struct rte_mbuf **pkts, uint16_t n, void *arg)
 {
 	struct flood *f = arg;
-	uint16_t i, half = n / 2;
+	uint16_t i;
 
 	(void)port;
 	(void)queue;
+	if (f == NULL) {
+		rte_pktmbuf_free_bulk(pkts, n);
+		return;
+	}
 	if (rte_lcore_id() != TEST_LCORE)
 		f->off_lcore++;
 	for (i = 0; i < n; i++) {
 		if (*owned(pkts[i]) != 0)
 			f->handed_out_twice++;
 		*owned(pkts[i]) = 1;
+		if (f->held == HOLD_MAX)
+			release_oldest(lc, f);
+		f->hold[(f->hold_head + f->held) % HOLD_MAX] = pkts[i];
+		f->held++;
+		__atomic_store_n(&f->received, f->received + 1,
+				 __ATOMIC_RELEASE);
 	}
-	for (i = 0; i < n; i++)
-		*owned(pkts[i]) = 0;
-	rte_pktmbuf_free_bulk(pkts, half);
-	cr_assert(sirq_tx_burst(lc, (unsigned int)f->txq, &pkts[half],
-				(uint16_t)(n - half)) == n - half);
-	__atomic_store_n(&f->received, f->received + n, __ATOMIC_RELEASE);
 }
 
 static void
@@ -119,6 +144,8 @@ Test(lcore_exclusive, flood_handed_back_and_forth_loses_and_doubles_no_mbuf,
 	}
 	sirq_set_need_resched(sirq_lcore_cpu(lc), false);
 	dispatcher_join(lc);
+	while (f.held != 0)
+		release_oldest(NULL, &f);
 
 	sirq_stats_get(sirq_lcore_cpu(lc), &st);
 	cr_expect_gt(st.runs[SIRQ_NET_RX][SIRQ_CTX_INLINE], 0, "dispatcher ran NET_RX");
@@ -219,14 +246,81 @@ Test(lcore_exclusive, rx_fetch_without_the_execution_lock_aborts,
 	cr_assert_fail("the fetch ran without the lock");
 }
 
-Test(lcore_exclusive, with_bottom_halves_off_the_same_calls_run, .timeout = 30)
+Test(lcore_exclusive, handler_of_an_lcore_on_another_lcore_aborts,
+     .signal = SIGABRT, .timeout = 30)
 {
 	struct sirq_lcore *lc = idle_lcore();
 	struct sirq_cpu *cpu = sirq_lcore_cpu(lc);
 
+	/* The lock, but lcore 0's mempool cache and timer list. */
+	sirq_bh_disable(cpu);
+	sirq_net_rx_action(cpu, &lc->rx);
+	cr_assert_fail("NET_RX of lcore %u ran on lcore %u", TEST_LCORE,
+		       rte_lcore_id());
+}
+
+static int
+net_rx_with_bh_off(void *arg)
+{
+	struct sirq_lcore *lc = arg;
+	struct sirq_cpu *cpu = sirq_lcore_cpu(lc);
+
 	sirq_bh_disable(cpu);
 	sirq_net_rx_action(cpu, &lc->rx);	/* nothing scheduled: no poll */
-	sirq_bh_enable(cpu);
+	return sirq_bh_enable(cpu);
+}
+
+Test(lcore_exclusive, on_its_lcore_with_bottom_halves_off_the_same_call_runs,
+     .timeout = 30)
+{
+	struct sirq_lcore *lc = idle_lcore();
+
+	cr_assert(rte_eal_remote_launch(net_rx_with_bh_off, lc, TEST_LCORE) == 0);
+	cr_expect_eq(rte_eal_wait_lcore(TEST_LCORE), 0);
 	sirq_lcore_free(lc);
 	cr_expect_eq(pool_in_use(), 0);
+}
+
+/* Another thread's bh_enable leaves the lcore's handlers to the lcore. */
+static uint64_t timer_vector_runs;
+
+static void
+count_run(struct sirq_cpu *cpu, void *arg)
+{
+	(void)cpu;
+	(void)arg;
+	__atomic_fetch_add(&timer_vector_runs, 1, __ATOMIC_RELAXED);
+}
+
+Test(lcore_exclusive, bh_enable_on_another_lcore_leaves_the_work_to_its_own,
+     .timeout = 30)
+{
+	struct sirq_lcore_conf conf;
+	struct sirq_lcore *lc;
+	struct sirq_cpu *cpu;
+	struct sirq_stats st;
+
+	eal_start(NULL);
+	sirq_lcore_conf_default(&conf);
+	conf.params.policy = SIRQ_POLICY_MAINLINE;
+	lc = sirq_lcore_create(TEST_LCORE, &conf);
+	cr_assert(lc != NULL);
+	cpu = sirq_lcore_cpu(lc);
+	cr_assert(sirq_register(cpu, SIRQ_NR_KERNEL_VECTORS, count_run, NULL,
+				"APP") == 0);
+
+	sirq_bh_disable(cpu);
+	sirq_raise(cpu, SIRQ_NR_KERNEL_VECTORS);
+	cr_assert_eq(sirq_bh_enable(cpu), 0);
+	cr_expect_eq(timer_vector_runs, 0, "ran on lcore %u", rte_lcore_id());
+	cr_expect_neq(sirq_pending(cpu) & SIRQ_BIT(SIRQ_NR_KERNEL_VECTORS), 0);
+
+	dispatcher_launch(lc);
+	cr_expect(wait_for(&timer_vector_runs, 1, 10000), "never ran");
+	dispatcher_join(lc);
+	sirq_stats_get(cpu, &st);
+	cr_expect_eq(st.runs[SIRQ_NR_KERNEL_VECTORS][SIRQ_CTX_INLINE] +
+		     st.runs[SIRQ_NR_KERNEL_VECTORS][SIRQ_CTX_WORKER], 1,
+		     "once, by the lcore's dispatcher or sirqd");
+	sirq_lcore_free(lc);
 }

@@ -86,19 +86,52 @@ ring_port_lcore(struct sender *s)
 	return lc;
 }
 
+/* One bottom-half section of the lcore, on the lcore, and what it saw. */
+struct bh_tx {
+	struct sirq_lcore *lc;
+	unsigned int txq;
+	struct rte_mbuf **pkts;
+	uint16_t n;
+	int ret;			/* sirq_tx() or sirq_tx_burst() */
+	int enable_ret;
+	unsigned int on_wire_before;	/* before sirq_bh_enable() */
+	unsigned int on_wire_after;
+};
+
+static int
+tx_with_bh_off(void *arg)
+{
+	struct bh_tx *b = arg;
+	struct sirq_cpu *cpu = sirq_lcore_cpu(b->lc);
+
+	sirq_bh_disable(cpu);
+	b->ret = b->n == 1 ? sirq_tx(b->lc, b->txq, b->pkts[0]) :
+		sirq_tx_burst(b->lc, b->txq, b->pkts, b->n);
+	b->on_wire_before = rte_ring_count(wire);
+	b->enable_ret = sirq_bh_enable(cpu);
+	b->on_wire_after = rte_ring_count(wire);
+	return 0;
+}
+
 Test(lcore_tx, sirq_tx_outside_handlers_is_refused, .timeout = 30)
 {
 	struct sender s = { 0 };
 	struct sirq_lcore *lc = ring_port_lcore(&s);
 	struct rte_mbuf *m = rte_pktmbuf_alloc(test_pool());
+	struct bh_tx b = { .lc = lc, .txq = (unsigned int)s.txq, .pkts = &m,
+			   .n = 1 };
 
-	cr_expect_eq(sirq_tx(lc, (unsigned int)s.txq, m), -EPERM);
+	cr_expect_eq(sirq_tx(lc, b.txq, m), -EPERM);
+	/* Bottom halves off, but on lcore 0: not lcore 1's context. */
 	sirq_bh_disable(sirq_lcore_cpu(lc));
-	cr_expect_eq(sirq_tx(lc, (unsigned int)s.txq, m), 0,
-		     "bottom halves off is handler context");
-	cr_expect_eq(rte_ring_count(wire), 0, "buffered until NET_TX runs");
+	cr_expect_eq(sirq_tx(lc, b.txq, m), -EPERM, "another lcore's thread");
 	cr_expect_eq(sirq_bh_enable(sirq_lcore_cpu(lc)), 0);
-	cr_expect_eq(rte_ring_count(wire), 1, "bh_enable ran NET_TX: sent");
+
+	cr_assert_eq(on_test_lcore(tx_with_bh_off, &b), 0);
+	cr_expect_eq(b.ret, 0, "bottom halves off on the lcore is handler context");
+	cr_expect_eq(b.on_wire_before, 0, "buffered until NET_TX runs");
+	cr_expect_eq(b.enable_ret, 0);
+	cr_expect_eq(b.on_wire_after, 1, "bh_enable ran NET_TX: sent");
 	cr_assert_eq(rte_ring_dequeue(wire, (void **)&m), 0);
 	rte_pktmbuf_free(m);
 	sirq_lcore_free(lc);
@@ -213,16 +246,20 @@ Test(lcore_tx, sirq_tx_burst_sends_full_buffers_at_once_and_the_rest_in_net_tx,
 	struct sirq_lcore *lc = ring_port_lcore(&s);
 	struct rte_mbuf *m[BURST_PKTS];
 	struct sirq_lcore_stats ls;
+	struct bh_tx b;
 	unsigned int i, n;
 
 	alloc_numbered(m, BURST_PKTS);
-	sirq_bh_disable(sirq_lcore_cpu(lc));
-	cr_expect_eq(sirq_tx_burst(lc, (unsigned int)s.txq, m, BURST_PKTS),
-		     BURST_PKTS);
-	cr_expect_eq(rte_ring_count(wire), BURST_PKTS - BURST_PKTS % SIRQ_TX_BURST,
+	b.lc = lc;
+	b.txq = (unsigned int)s.txq;
+	b.pkts = m;
+	b.n = BURST_PKTS;
+	cr_assert_eq(on_test_lcore(tx_with_bh_off, &b), 0);
+	cr_expect_eq(b.ret, BURST_PKTS);
+	cr_expect_eq(b.on_wire_before, BURST_PKTS - BURST_PKTS % SIRQ_TX_BURST,
 		     "every full buffer went to the PMD at once");
-	cr_expect_eq(sirq_bh_enable(sirq_lcore_cpu(lc)), 0);
-	cr_expect_eq(rte_ring_count(wire), BURST_PKTS, "NET_TX sent the rest");
+	cr_expect_eq(b.enable_ret, 0);
+	cr_expect_eq(b.on_wire_after, BURST_PKTS, "NET_TX sent the rest");
 
 	n = rte_ring_dequeue_burst(wire, (void **)m, BURST_PKTS, NULL);
 	cr_assert_eq(n, BURST_PKTS);
