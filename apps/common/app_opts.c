@@ -78,7 +78,7 @@ const struct app_opt app_common_opts[] = {
 	  "LIST", "CPUs of each sirqd, e.g. 2-3,6 (unset: the CPUs of its lcore)",
 	  NULL, NULL },
 	{ "worker-boost", 0, "sirq", APP_OPT_INT, LCORE(worker_boost_priority),
-	  0, 99, "PRIO", "SCHED_FIFO priority of a worker pass; 0 leaves passes preemptible",
+	  0, 99, "PRIO", "SCHED_FIFO priority lent to a sirqd preempted in a pass; 0: never",
 	  NULL, NULL },
 	/*
 	 * Was rte_thread_register() for sirqd: a mempool cache of its own at
