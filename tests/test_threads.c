@@ -350,3 +350,48 @@ Test(threads, handoff_to_a_worker_thread_loses_no_raise_under_threaded)
 	}
 	harness_fini(&r.h);
 }
+
+/*
+ * Every run of a vector follows at least one raise since its last run,
+ * so every run has exactly one raise-to-run sample: a raise that lands
+ * between the loop taking the pending bits and the handler running is
+ * neither lost (no sample for the run it causes) nor double-counted.
+ */
+static void
+assert_one_sample_per_run(struct race *r)
+{
+	unsigned int i;
+
+	stats(&r->h);
+	for (i = 0; i < RAISERS; i++) {
+		unsigned int v = VEC_APP0 + i;
+		uint64_t runs = r->h.st.runs[v][SIRQ_CTX_INLINE] +
+			r->h.st.runs[v][SIRQ_CTX_WORKER];
+
+		cr_assert(ne(u64, runs, 0));
+		cr_assert(eq(u64, r->h.st.latency[v].samples, runs),
+			  "vector %u: %llu samples for %llu runs", v,
+			  (unsigned long long)r->h.st.latency[v].samples,
+			  (unsigned long long)runs);
+	}
+}
+
+Test(threads, free_running_raisers_give_one_latency_sample_per_run)
+{
+	static struct race r;
+
+	run_race(&r, SIRQ_POLICY_MAINLINE, false, false);
+	assert_nothing_lost(&r);
+	assert_one_sample_per_run(&r);
+	harness_fini(&r.h);
+}
+
+Test(threads, free_running_raisers_with_a_worker_give_one_sample_per_run)
+{
+	static struct race r;
+
+	run_race(&r, SIRQ_POLICY_KICINSKI, true, false);
+	assert_nothing_lost(&r);
+	assert_one_sample_per_run(&r);
+	harness_fini(&r.h);
+}

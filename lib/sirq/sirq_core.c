@@ -323,9 +323,20 @@ sirq_pending_drop(struct sirq_cpu *cpu, uint32_t mask)
 	}
 }
 
+/*
+ * The stamp is the vector's "raised since it last ran" state, and the
+ * pending bit follows it: only the raise that puts a stamp where there
+ * was none sets the bit. A raise that finds a stamp is covered by a run
+ * still to come (the bit is set, or taken by a loop whose handler has
+ * not started: it takes the stamp right before it runs the handler), so
+ * every run has the stamp of the first raise since the last run, and
+ * a raise between taking the bits and running the handler is neither
+ * left without a stamp nor counted twice.
+ */
 static inline int
 mark_pending(struct sirq_cpu *cpu, unsigned int vec, bool kick)
 {
+	uint64_t none = 0, now;
 	uint32_t bit, old;
 
 	if (sirq_unlikely(vec >= SIRQ_MAX_VECTORS ||
@@ -333,19 +344,14 @@ mark_pending(struct sirq_cpu *cpu, unsigned int vec, bool kick)
 					  __ATOMIC_RELAXED) == NULL))
 		return -EINVAL;
 
-	/*
-	 * Stamp before marking, so that whoever runs the vector for this
-	 * raise finds the stamp; only the first raise since the last run
-	 * stamps, which is what the latency is measured from.
-	 */
-	if (__atomic_load_n(&cpu->raise_ns[vec], __ATOMIC_RELAXED) == 0) {
-		uint64_t none = 0, now = sirq_clock(cpu);
-
-		/* 0 means "no stamp": a clock at 0 stamps 1 ns instead. */
-		__atomic_compare_exchange_n(&cpu->raise_ns[vec], &none,
-					    now != 0 ? now : 1, false,
-					    __ATOMIC_RELAXED, __ATOMIC_RELAXED);
-	}
+	if (__atomic_load_n(&cpu->raise_ns[vec], __ATOMIC_ACQUIRE) != 0)
+		return 0;
+	now = sirq_clock(cpu);
+	/* 0 means "no stamp": a clock at 0 stamps 1 ns instead. */
+	if (!__atomic_compare_exchange_n(&cpu->raise_ns[vec], &none,
+					 now != 0 ? now : 1, false,
+					 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+		return 0;
 
 	bit = SIRQ_BIT(vec);
 	old = __atomic_fetch_or(&cpu->pending, bit, __ATOMIC_SEQ_CST);
@@ -444,14 +450,10 @@ run_action(struct sirq_cpu *cpu, unsigned int vec, enum sirq_ctx ctx,
 	struct sirq_action *a = &cpu->action[vec];
 	uint64_t raised, end;
 
-	raised = __atomic_load_n(&cpu->raise_ns[vec], __ATOMIC_RELAXED);
-	if (raised != 0) {
-		raised = __atomic_exchange_n(&cpu->raise_ns[vec], 0,
-					     __ATOMIC_RELAXED);
-		if (raised != 0)
-			record_latency(cpu, vec,
-				       start > raised ? start - raised : 0);
-	}
+	/* From here a raise stamps and sets the bit again: another run. */
+	raised = __atomic_exchange_n(&cpu->raise_ns[vec], 0, __ATOMIC_ACQ_REL);
+	if (sirq_likely(raised != 0))
+		record_latency(cpu, vec, start > raised ? start - raised : 0);
 
 	a->handler(cpu, a->arg);
 
