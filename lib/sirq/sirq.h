@@ -671,6 +671,8 @@ struct sirq_lcore_stats {
 	uint64_t rx_sched_fetch;
 	/** Passes in which sirqd was lent SCHED_FIFO after being preempted. */
 	uint64_t worker_pi_boosts;
+	/** Poll mode without an app slice: sleeps while sirqd had the work. */
+	uint64_t poll_waits;
 };
 
 /** Defaults: kernel values, poll mode, worker on the lcore's CPUs. */

@@ -10,6 +10,7 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <poll.h>
 #include <sched.h>
 #include <string.h>
 #include <sys/epoll.h>
@@ -62,6 +63,22 @@ sirq_irq_kick(struct sirq_irq *irq)
 	/* EAGAIN: the counter is already non-zero, a wake-up is pending. */
 	r = write(irq->kick_fd, &one, sizeof(one));
 	RTE_SET_USED(r);
+}
+
+/* Wait for a kick, at most @timeout_ns; a kick already there returns at once. */
+void
+sirq_irq_wait_kick(struct sirq_irq *irq, uint64_t timeout_ns)
+{
+	struct pollfd pfd = { .fd = irq->kick_fd, .events = POLLIN };
+	struct timespec ts = {
+		.tv_sec = (time_t)(timeout_ns / SIRQ_NS_PER_SEC),
+		.tv_nsec = (long)(timeout_ns % SIRQ_NS_PER_SEC),
+	};
+	uint64_t token;
+
+	if (ppoll(&pfd, 1, &ts, NULL) == 1 &&
+	    read(irq->kick_fd, &token, sizeof(token)) < 0 && errno != EAGAIN)
+		SIRQ_LOG(ERR, "kick read: %s", strerror(errno));
 }
 
 static int

@@ -8,6 +8,8 @@
  * that sleeps until an "interrupt". Not installed.
  */
 
+#include <stdint.h>
+
 struct sirq_lcore;
 
 struct sirq_irq {
@@ -19,6 +21,7 @@ struct sirq_irq {
 int sirq_irq_init(struct sirq_irq *irq, unsigned int lcore_id);
 void sirq_irq_fini(struct sirq_irq *irq);
 void sirq_irq_kick(struct sirq_irq *irq);
+void sirq_irq_wait_kick(struct sirq_irq *irq, uint64_t timeout_ns);
 int sirq_irq_run(struct sirq_lcore *lc);
 
 #endif /* SIRQ_IRQ_H */

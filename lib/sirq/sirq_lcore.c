@@ -45,6 +45,7 @@ static rte_spinlock_t lcores_lock = RTE_SPINLOCK_INITIALIZER;
 uint64_t sirq_tsc_ns_mult;
 
 static void lcore_worker_hardirq(void *ctx);
+static void sirqd_went_idle(void *arg);
 
 static uint64_t
 tsc_clock_ns(void *ctx)
@@ -241,6 +242,8 @@ sirq_lcore_create(unsigned int lcore_id, const struct sirq_lcore_conf *conf)
 	lc->tx.cpu = lc->cpu;
 	lc->tx.stats = &lc->stats;
 	lc->tx.lcore_id = lcore_id;
+	lc->worker.idle = sirqd_went_idle;
+	lc->worker.idle_arg = lc;
 
 	ret = rte_timer_subsystem_init();
 	if (ret != 0 && ret != -EALREADY) {
@@ -459,6 +462,51 @@ sirq_lcore_iteration(struct sirq_lcore *lc)
 	return res;
 }
 
+/*
+ * Poll mode, work left to a runnable sirqd (or sirqd in a pass) and no
+ * application slice: the dispatcher has nothing to do until sirqd goes
+ * idle, and, like the
+ * kernel's idle task, it must not compete with sirqd for the CPU: a
+ * fair-class dispatcher that yielded in a loop would take half of it. So
+ * it sleeps until sirqd is about to sleep (sirqd_went_idle()) or for a
+ * tick, after which the policy decides again (kicinski's windows end on
+ * a tick too). sirqd looks at the queues and the timers itself meanwhile.
+ */
+#define POLL_WAIT_TICK_NS (1000 * SIRQ_NS_PER_US)
+
+static bool
+poll_wait_for_sirqd(struct sirq_lcore *lc)
+{
+	bool wait;
+
+	/* Pairs with sirqd's store of IDLE, then load of poll_waiting. */
+	__atomic_store_n(&lc->poll_waiting, 1, __ATOMIC_SEQ_CST);
+	wait = sirq_worker_state(lc->cpu) == SIRQ_WORKER_RUNNABLE &&
+		!sirq_lcore_should_stop(lc);
+	if (wait) {
+		sirq_stat_add(&lc->stats.poll_waits, 1);
+		if (lc->conf.qsbr != NULL)
+			rte_rcu_qsbr_thread_offline(lc->conf.qsbr,
+						    lc->conf.qsbr_dispatcher_id);
+		sirq_irq_wait_kick(&lc->irq, POLL_WAIT_TICK_NS);
+		if (lc->conf.qsbr != NULL)
+			rte_rcu_qsbr_thread_online(lc->conf.qsbr,
+						   lc->conf.qsbr_dispatcher_id);
+	}
+	__atomic_store_n(&lc->poll_waiting, 0, __ATOMIC_RELAXED);
+	return wait;
+}
+
+/* sirqd found nothing to do: a waiting dispatcher polls again. */
+static void
+sirqd_went_idle(void *arg)
+{
+	struct sirq_lcore *lc = arg;
+
+	if (__atomic_load_n(&lc->poll_waiting, __ATOMIC_SEQ_CST) != 0)
+		sirq_irq_kick(&lc->irq);
+}
+
 static void
 poll_loop(struct sirq_lcore *lc)
 {
@@ -468,15 +516,19 @@ poll_loop(struct sirq_lcore *lc)
 		res = sirq_lcore_iteration(lc);
 		if (lc->conf.app_fn != NULL)
 			lc->conf.app_fn(lc, lc->conf.app_arg);
-		if ((res == SIRQ_IRQ_EXIT_DEFERRED &&
-		     !sirq_need_resched(lc->cpu)) || res == SIRQ_IRQ_EXIT_BUSY)
+		if (res != SIRQ_IRQ_EXIT_DEFERRED && res != SIRQ_IRQ_EXIT_BUSY)
+			continue;
+		if (lc->conf.app_fn == NULL && poll_wait_for_sirqd(lc))
+			continue;
+		if (res == SIRQ_IRQ_EXIT_BUSY || !sirq_need_resched(lc->cpu))
 			/*
-			 * Work left to a runnable sirqd and no process that
-			 * wants this CPU, or sirqd inside a pass: spinning
-			 * would only keep sirqd waiting for the scheduler,
-			 * so give it the CPU now. While the application
-			 * wants it, sirqd waits: that is the scenario the
-			 * policies differ on.
+			 * Work left to a runnable sirqd and an application
+			 * slice that does not want this CPU, or the lock
+			 * held by sirqd or a bottom-half section: spinning
+			 * would only keep its holder waiting for the
+			 * scheduler, so give it the CPU now. While the
+			 * application wants the CPU, sirqd waits: that is
+			 * the scenario the policies differ on.
 			 */
 			sched_yield();
 	}

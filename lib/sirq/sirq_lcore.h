@@ -38,6 +38,9 @@ struct sirq_lcore {
 	struct sirqd worker;
 	struct sirq_irq irq;
 
+	/* Poll mode: the dispatcher waits for sirqd to go idle. */
+	uint32_t poll_waiting;
+
 	struct sirq_lcore_conf conf;
 	struct sirq_lcore_stats stats __rte_cache_aligned;
 };

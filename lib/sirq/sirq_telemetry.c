@@ -75,6 +75,7 @@ visit_counters(const struct sirq_lcore *lc, const struct sirq_stats *st,
 	emit(sink, "rx_sched_desc", ls.rx_sched_desc);
 	emit(sink, "rx_sched_fetch", ls.rx_sched_fetch);
 	emit(sink, "worker_pi_boosts", ls.worker_pi_boosts);
+	emit(sink, "poll_waits", ls.poll_waits);
 
 	for (i = 0; i < SIRQ_EXIT_MAX; i++)
 		for (c = 0; c < SIRQ_CTX_MAX; c++) {

@@ -266,6 +266,7 @@ sirqd_main(void *arg)
 		give_back_priority(w);
 		switch (st) {
 		case SIRQ_WORKER_SLEEP:
+			w->idle(w->idle_arg);
 			rcu_online(w, false);
 			if (read(w->fd, &token, sizeof(token)) < 0 &&
 			    errno != EINTR)

@@ -45,6 +45,10 @@ struct sirqd {
 	struct rte_rcu_qsbr *qsbr;
 	unsigned int qsbr_id;
 
+	/* Called when sirqd has found nothing to do and is about to sleep. */
+	void (*idle)(void *arg);
+	void *idle_arg;
+
 };
 
 int sirqd_init(struct sirqd *w, struct sirq_cpu *cpu,

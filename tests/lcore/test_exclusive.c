@@ -98,6 +98,14 @@ flood_rx(struct sirq_lcore *lc, uint16_t port, uint16_t queue,
 	}
 }
 
+/* The dispatcher's application slice: it polls on instead of sleeping. */
+static void
+app_slice(struct sirq_lcore *lc, void *arg)
+{
+	(void)lc;
+	__atomic_fetch_add((uint64_t *)arg, 1, __ATOMIC_RELAXED);
+}
+
 static void
 register_owned_flag(void)
 {
@@ -118,13 +126,15 @@ Test(lcore_exclusive, flood_handed_back_and_forth_loses_and_doubles_no_mbuf,
 	struct flood f = { 0 };
 	struct sirq_lcore *lc;
 	struct sirq_stats st;
-	uint64_t end, flips = 0;
+	uint64_t end, flips = 0, slices = 0;
 
 	eal_start(null_vdev);
 	register_owned_flag();
 	port_start(0, 1, false);
 	sirq_lcore_conf_default(&conf);
 	conf.params.policy = SIRQ_POLICY_KICINSKI;
+	conf.app_fn = app_slice;
+	conf.app_arg = &slices;
 	lc = sirq_lcore_create(TEST_LCORE, &conf);
 	cr_assert(lc != NULL);
 	cr_assert(sirq_lcore_add_rx_queue(lc, 0, 0, flood_rx, &f) == 0);
@@ -133,8 +143,9 @@ Test(lcore_exclusive, flood_handed_back_and_forth_loses_and_doubles_no_mbuf,
 
 	/*
 	 * need_resched on and off every millisecond: passes end on it,
-	 * kicinski opens 2 ms windows in which sirqd has the work, and takes
-	 * it back when they end; the flood keeps both sides busy.
+	 * kicinski opens 2 ms windows in which sirqd has the work, and the
+	 * dispatcher, which has an application slice to run and so polls
+	 * on, takes it back when they end; the flood keeps both sides busy.
 	 */
 	dispatcher_launch(lc);
 	end = now_ns() + 2000000000ULL;

@@ -21,7 +21,7 @@
 #define LOAD_WORK_US 20			/* per handler run */
 #define WARMUP_MS 100			/* sirqd and dispatcher both run */
 #define STARVE_MS 400			/* > 100 ms overload window, x4 */
-#define HOG_PRIORITY 1			/* SCHED_FIFO, >= sirqd's boost */
+#define HOG_PRIORITY 1			/* SCHED_FIFO: above sirqd's class */
 #define LOST_WAKEUP_ROUNDS 20000
 
 static void
@@ -46,6 +46,12 @@ starvable_lcore(enum sirq_policy_id policy)
 	sirq_lcore_conf_default(&conf);
 	conf.params.policy = policy;
 	conf.worker_cpus = "0";
+	/*
+	 * A hog preempting sirqd inside a pass gets it lent SCHED_FIFO
+	 * above the hog, to finish the pass and let go of the lock (an
+	 * application thread is SCHED_OTHER, below any lent priority).
+	 */
+	conf.worker_boost_priority = HOG_PRIORITY + 1;
 	lc = sirq_lcore_create(TEST_LCORE, &conf);
 	cr_assert(lc != NULL);
 	cr_assert(sirq_register(sirq_lcore_cpu(lc), VEC_LOAD, endless_work,
@@ -134,6 +140,36 @@ Test(lcore_threads, mainline_keeps_running_inline, .timeout = 30)
 		     "inline passes left work for sirqd");
 	cr_expect_gt(inline_runs(&r.after), inline_runs(&r.before));
 	cr_expect_eq(r.after.deferred_to_worker, 0);
+}
+
+/*
+ * Poll mode with no application slice: while sirqd has the work, the
+ * dispatcher has nothing to do and sleeps (a tick at most, or until
+ * sirqd goes idle) instead of spinning beside it, as the kernel's idle
+ * task never competes with ksoftirqd.
+ */
+#define IDLE_DISPATCHER_RUN_MS 300
+
+Test(lcore_threads, dispatcher_without_an_app_slice_sleeps_while_sirqd_works,
+     .timeout = 30)
+{
+	struct sirq_lcore *lc = starvable_lcore(SIRQ_POLICY_KSOFTIRQD);
+	struct sirq_lcore_stats ls;
+	struct sirq_stats st;
+
+	dispatcher_launch(lc);
+	cr_assert(sirq_raise(sirq_lcore_cpu(lc), VEC_LOAD) == 0);
+	usleep(IDLE_DISPATCHER_RUN_MS * 1000);
+	dispatcher_join(lc);
+	sirq_lcore_stats_get(lc, &ls);
+	sirq_stats_get(sirq_lcore_cpu(lc), &st);
+	cr_expect_gt(worker_runs(&st), 0, "sirqd had the work");
+	cr_expect_gt(ls.poll_waits, 0, "the dispatcher slept");
+	/* A tick per wait: hundreds of iterations, where a spin makes millions. */
+	cr_expect_lt(ls.iterations, 20 * IDLE_DISPATCHER_RUN_MS,
+		     "%lu iterations in %d ms", (unsigned long)ls.iterations,
+		     IDLE_DISPATCHER_RUN_MS);
+	sirq_lcore_free(lc);
 }
 
 Test(lcore_threads, threaded_runs_nothing_on_the_dispatcher, .timeout = 30)
