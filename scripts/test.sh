@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
-# Install dependencies, build with -Werror, run every test; then run the
-# tests again under ASan+UBSan, the engine's stress test under TSan, and
-# each libFuzzer target for FUZZ_SECONDS (15) from its kept corpus. Prints
-# one summary line "N passed, N failed" at the end; exit status 0 only if
-# all passed.
+# Install dependencies, reserve hugepages if it can (scripts/hugepages.sh),
+# build with -Werror, run every test; then run the tests again under
+# ASan+UBSan, the engine's stress test under TSan, and each libFuzzer
+# target for FUZZ_SECONDS (15) from its kept corpus. Prints one summary
+# line "N passed, N failed" at the end; exit status 0 only if all passed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 ./scripts/install-deps.sh
+# Hugepages for the multi-process tests (tests/mp), reserved when they can
+# be; without them those tests say so and skip, and the rest runs as ever.
+./scripts/hugepages.sh || echo "test: no hugepages; the mp suite will skip"
 
 # A sanitizer report is a failure, not a warning. verify_asan_link_order=0:
 # the l2fwd tests run l2fwd-sirq under stdbuf, whose LD_PRELOAD comes first.
