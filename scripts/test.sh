@@ -77,7 +77,7 @@ run_suite werror build-ci -Dwerror=true -Dbuildtype=debugoptimized --
 # it links an uninstrumented program against the instrumented library.
 run_suite sanitize build-asan -Dwerror=true -Dbuildtype=debug \
 	-Db_sanitize=address,undefined -Db_lundef=false -Dapps=true -Dtools=true \
-	-- --suite unit --suite lcore --suite l2fwd --suite stress
+	-- --suite unit --suite lcore --suite l2fwd --suite mp --suite stress
 # clang jobs: warnings are gated by the gcc job above (clang's -Wcast-align
 # also flags the aligned offsetof() casts of the option tables).
 # Criterion cannot start under TSan (Snaipe/Criterion#274): the engine's
