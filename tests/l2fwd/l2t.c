@@ -86,8 +86,7 @@ l2t_eal_args_huge(struct l2t_argv *a, const char *binary, const char *lcores)
 	const char *prefix = l2t_new_prefix();
 
 	l2t_arg(a, "%s", binary);
-	l2t_arg(a, "-l");
-	l2t_arg(a, "%s", lcores);
+	l2t_arg(a, "--lcores=%s", lcores);
 	l2t_arg(a, "--no-pci");
 	l2t_arg(a, "--file-prefix=%s", prefix);
 }

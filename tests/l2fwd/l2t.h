@@ -55,9 +55,10 @@ const char *l2t_last_prefix(void);
 void l2t_eal_args(struct l2t_argv *a, const char *binary);
 /*
  * The same for a primary process that DPDK's multi-process tools
- * (dpdk-dumpcap, dpdk-pdump, dpdk-proc-info) attach to: lcores @lcores,
- * hugepages (no --no-huge and no -m: EAL takes them as it needs them),
- * --no-pci and a fresh --file-prefix, the one the tools are given.
+ * (dpdk-dumpcap, dpdk-pdump, dpdk-proc-info) attach to: --lcores=@lcores
+ * (EAL's syntax: "1", "1@0,2@1"), hugepages (no --no-huge and no -m: EAL
+ * takes them as it needs them), --no-pci and a fresh --file-prefix, the
+ * one the tools are given.
  */
 void l2t_eal_args_huge(struct l2t_argv *a, const char *binary,
 		       const char *lcores);
