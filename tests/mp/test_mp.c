@@ -1035,6 +1035,12 @@ main(int argc, char *argv[])
 		criterion_finalize(tests);
 		return 1;
 	}
+	if (geteuid() != 0) {
+		printf("SKIP: not root: the mp tests need hugepages and network "
+		       "namespaces\n");
+		criterion_finalize(tests);
+		return MESON_SKIP;
+	}
 	snprintf(cmd, sizeof(cmd), "'%s'", script);
 	fflush(NULL);
 	rc = system(cmd);
