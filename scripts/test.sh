@@ -1,13 +1,17 @@
 #!/usr/bin/env bash
-# Install dependencies, build with -Werror, run every test; then run the
-# tests again under ASan+UBSan, the engine's stress test under TSan, each
-# libFuzzer target for FUZZ_SECONDS (15) from its kept corpus, and build
-# and check the Debian packages once (tests/deb). Prints one summary line
+# Install dependencies, reserve hugepages if it can (scripts/hugepages.sh),
+# build with -Werror, run every test; then run the tests again under
+# ASan+UBSan, the engine's stress test under TSan, each libFuzzer target
+# for FUZZ_SECONDS (15) from its kept corpus, and build and check the
+# Debian packages once (tests/deb). Prints one summary line
 # "N passed, N failed" at the end; exit status 0 only if all passed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 ./scripts/install-deps.sh
+# Hugepages for the multi-process tests (tests/mp), reserved when they can
+# be; without them those tests say so and skip, and the rest runs as ever.
+./scripts/hugepages.sh || echo "test: no hugepages; the mp suite will skip"
 
 # A sanitizer report is a failure, not a warning. verify_asan_link_order=0:
 # the l2fwd tests run l2fwd-sirq under stdbuf, whose LD_PRELOAD comes first.
@@ -74,7 +78,7 @@ run_suite werror build-ci -Dwerror=true -Dbuildtype=debugoptimized --
 # it links an uninstrumented program against the instrumented library.
 run_suite sanitize build-asan -Dwerror=true -Dbuildtype=debug \
 	-Db_sanitize=address,undefined -Db_lundef=false -Dapps=true -Dtools=true \
-	-- --suite unit --suite lcore --suite l2fwd --suite stress
+	-- --suite unit --suite lcore --suite l2fwd --suite mp --suite stress
 # clang jobs: warnings are gated by the gcc job above (clang's -Wcast-align
 # also flags the aligned offsetof() casts of the option tables).
 # Criterion cannot start under TSan (Snaipe/Criterion#274): the engine's

@@ -101,6 +101,17 @@ l2t_eal_args_lcores(struct l2t_argv *a, const char *binary, const char *opt,
 	l2t_arg(a, "--file-prefix=%s", prefix);
 }
 
+void
+l2t_eal_args_huge(struct l2t_argv *a, const char *binary, const char *lcores)
+{
+	const char *prefix = l2t_new_prefix();
+
+	l2t_arg(a, "%s", binary);
+	l2t_arg(a, "--lcores=%s", lcores);
+	l2t_arg(a, "--no-pci");
+	l2t_arg(a, "--file-prefix=%s", prefix);
+}
+
 const char *
 l2t_last_prefix(void)
 {
@@ -141,6 +152,39 @@ remove_flat_dir(const char *dir)
 	rmdir(dir);
 }
 
+/*
+ * EAL names its hugepage files <prefix>map_<n> in a hugetlbfs mount and
+ * leaves them there at exit, each holding a page until it is removed.
+ */
+static void
+remove_hugepage_files(const char *prefix)
+{
+	char line[1024], dir[PATH_MAX], start[80], p[PATH_MAX + NAME_MAX + 2];
+	FILE *mounts = fopen("/proc/mounts", "r");
+	struct dirent *e;
+	DIR *d;
+
+	if (mounts == NULL)
+		return;
+	snprintf(start, sizeof(start), "%smap_", prefix);
+	while (fgets(line, sizeof(line), mounts) != NULL) {
+		char fstype[64];
+
+		if (sscanf(line, "%*s %4095s %63s", dir, fstype) != 2 ||
+		    strcmp(fstype, "hugetlbfs") != 0 ||
+		    (d = opendir(dir)) == NULL)
+			continue;
+		while ((e = readdir(d)) != NULL) {
+			if (strncmp(e->d_name, start, strlen(start)) != 0)
+				continue;
+			snprintf(p, sizeof(p), "%s/%s", dir, e->d_name);
+			unlink(p);
+		}
+		closedir(d);
+	}
+	fclose(mounts);
+}
+
 const char *
 l2t_dir(void)
 {
@@ -171,6 +215,7 @@ l2t_cleanup(void)
 	for (i = 0; i < nb_prefixes; i++) {
 		l2t_runtime_dir(prefixes[i], dir, sizeof(dir));
 		remove_flat_dir(dir);
+		remove_hugepage_files(prefixes[i]);
 	}
 	nb_prefixes = 0;
 	if (scratch[0] != '\0' && getenv("L2T_KEEP") == NULL)

@@ -12,9 +12,10 @@
  * L2FWD_SIRQ (the binary), L2T_CONFIG_DIR (config/), L2T_DEFAULT_POLICY
  * (-Ddefault_policy), DPDK_TESTPMD.
  *
- * Every DPDK process gets --no-huge, --no-pci, its own --file-prefix
- * (l2t-<test pid>-<n>, removed from the runtime directory at the end) and
- * its own virtual devices. Failures go through Criterion's asserts.
+ * Every DPDK process gets --no-huge (hugepages only where a test needs
+ * multi-process), --no-pci, its own --file-prefix (l2t-<test pid>-<n>,
+ * removed from the runtime directory at the end) and its own virtual
+ * devices. Failures go through Criterion's asserts.
  */
 
 #include <stdbool.h>
@@ -55,6 +56,15 @@ void l2t_eal_args(struct l2t_argv *a, const char *binary);
 /* The same on other lcores: @opt "-l" or "--lcores", @lcores its value. */
 void l2t_eal_args_lcores(struct l2t_argv *a, const char *binary,
 			 const char *opt, const char *lcores);
+/*
+ * The same for a primary process that DPDK's multi-process tools
+ * (dpdk-dumpcap, dpdk-pdump, dpdk-proc-info) attach to: --lcores=@lcores
+ * (EAL's syntax: "1", "1@0,2@1"), hugepages (no --no-huge and no -m: EAL
+ * takes them as it needs them), --no-pci and a fresh --file-prefix, the
+ * one the tools are given.
+ */
+void l2t_eal_args_huge(struct l2t_argv *a, const char *binary,
+		       const char *lcores);
 
 /* The runtime directory EAL creates for a file prefix. */
 void l2t_runtime_dir(const char *prefix, char *buf, size_t len);
@@ -88,7 +98,10 @@ const char *l2t_dir(void);
 /* @name inside it; the last L2T_PATHS results stay valid. */
 #define L2T_PATHS 16
 const char *l2t_path(const char *name);
-/* Remove the scratch directory and the runtime dirs of every prefix. */
+/*
+ * Remove the scratch directory and, for every prefix, its runtime
+ * directory and the hugepage files EAL left in hugetlbfs mounts.
+ */
 void l2t_cleanup(void);
 
 /* Environment set by meson; fails the test when missing. */
