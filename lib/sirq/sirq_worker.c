@@ -69,6 +69,8 @@ parse_cpu_list(const char *s, rte_cpuset_t *set)
 	return CPU_COUNT(set) > 0 ? 0 : -EINVAL;
 }
 
+static int numa_preferred_node(const struct sirqd *w);
+
 int
 sirqd_init(struct sirqd *w, struct sirq_cpu *cpu,
 	   struct sirq_lcore_stats *stats, unsigned int lcore_id, int socket,
@@ -103,6 +105,7 @@ sirqd_init(struct sirqd *w, struct sirq_cpu *cpu,
 		return -errno;
 	}
 	pthread_mutex_init(&w->pi_lock, NULL);
+	w->numa_node = numa_preferred_node(w);
 	return 0;
 }
 
@@ -208,15 +211,18 @@ give_back_priority(struct sirqd *w)
 /*
  * sirqd placed on CPUs of another node than the lcore it serves: its
  * allocations still prefer the lcore's node, where the queues and the
- * per-lcore state are; the placement is reported once.
+ * per-lcore state are; the placement is reported once. Looked at here,
+ * on the thread creating the lcore: libnuma fills its node cache on the
+ * first numa_node_of_cpu() without a lock, and two sirqd threads making
+ * that first call at once leak one copy.
  */
-static void
-numa_placement(struct sirqd *w)
+static int
+numa_preferred_node(const struct sirqd *w)
 {
 	unsigned int cpu;
 
 	if (numa_available() < 0 || w->socket < 0)
-		return;
+		return -1;
 	for (cpu = 0; cpu < CPU_SETSIZE; cpu++) {
 		if (!CPU_ISSET(cpu, &w->cpus) ||
 		    numa_node_of_cpu((int)cpu) == w->socket)
@@ -225,9 +231,9 @@ numa_placement(struct sirqd *w)
 			 "sirqd/%u: CPU %u is on node %d, lcore %u on node %d; memory stays on node %d",
 			 w->lcore_id, cpu, numa_node_of_cpu((int)cpu),
 			 w->lcore_id, w->socket, w->socket);
-		numa_set_preferred(w->socket);
-		return;
+		return w->socket;
 	}
+	return -1;
 }
 
 static inline void
@@ -257,7 +263,8 @@ sirqd_main(void *arg)
 	if (rte_thread_set_affinity(&w->cpus) != 0)
 		SIRQ_LOG(WARNING, "sirqd/%u: cannot pin", w->lcore_id);
 	__atomic_store_n(&w->token, sirq_self_token(), __ATOMIC_RELEASE);
-	numa_placement(w);
+	if (w->numa_node >= 0)
+		numa_set_preferred(w->numa_node);
 	rcu_online(w, true);
 
 	for (;;) {

@@ -23,6 +23,7 @@ struct sirqd {
 	unsigned int lcore_id;		/* the lcore sirqd runs as */
 	int socket;
 	rte_cpuset_t cpus;
+	int numa_node;			/* preferred for its memory; -1: local */
 	int fd;				/* eventfd sirqd sleeps on */
 	pthread_t thread;
 	bool running;
