@@ -607,7 +607,7 @@ main(int argc, char **argv)
 	pool_ops = choose_pool_ops();
 	/*
 	 * Rx rings and staging, TX rings and their lcores' buffers, and one
-	 * mempool cache per lcore (sirqd uses its lcore's or none), which
+	 * mempool cache per lcore (sirqd runs as its lcore and shares it), which
 	 * holds up to 1.5 times its size before it flushes.
 	 */
 	nb_mbufs = RTE_MAX(nb_rxq * (RX_DESC + SIRQ_STAGE_SIZE) +
