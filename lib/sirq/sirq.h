@@ -671,6 +671,12 @@ struct sirq_lcore_stats {
 	uint64_t rx_sched_fetch;
 	/** Passes in which sirqd was lent SCHED_FIFO after being preempted. */
 	uint64_t worker_pi_boosts;
+	/**
+	 * Queues scheduled because the PMD's power-monitor condition
+	 * (rte_eth_get_monitor_addr()) saw a written descriptor (no fetch):
+	 * the "is there work" of PMDs without descriptor status, e.g. virtio.
+	 */
+	uint64_t rx_sched_monitor;
 };
 
 /** Defaults: kernel values, poll mode, worker on the lcore's CPUs. */

@@ -48,6 +48,8 @@ visit_config(const struct sirq_lcore *lc, emit_u64_t emit, void *sink)
 	emit(sink, "irq_priority", (uint64_t)c->irq_priority);
 	emit(sink, "rx_queues", lc->rx.nb_napi);
 	emit(sink, "rx_queues_desc_status", lc->rx.nb_desc);
+	emit(sink, "rx_queues_monitor", lc->rx.nb_monitor);
+	emit(sink, "rx_queues_intr", lc->irq.nb_rx_intr);
 	emit(sink, "worker_pi_priority", (uint64_t)c->worker_boost_priority);
 }
 
@@ -75,6 +77,7 @@ visit_counters(const struct sirq_lcore *lc, const struct sirq_stats *st,
 	emit(sink, "rx_sched_desc", ls.rx_sched_desc);
 	emit(sink, "rx_sched_fetch", ls.rx_sched_fetch);
 	emit(sink, "worker_pi_boosts", ls.worker_pi_boosts);
+	emit(sink, "rx_sched_monitor", ls.rx_sched_monitor);
 
 	for (i = 0; i < SIRQ_EXIT_MAX; i++)
 		for (c = 0; c < SIRQ_CTX_MAX; c++) {
