@@ -27,9 +27,11 @@
  * runs on hugepages with --single-file-segments (vhost-user takes at
  * most 8 memory regions; without it every 2 MB page is one). Before any
  * test, main() makes sure hugepages can be had (reserving and mounting
- * them as root if needed) and that a vhost port and a virtio-user port
- * connect in one process; if not, the whole program is skipped (77).
- * Hugepage files of every process are removed at the end.
+ * them as root if needed); where they cannot, or with VIRTIO_NO_HUGE
+ * set, every process runs --no-huge, whose memory 22.11 puts in a memfd
+ * that vhost-user can share. Then a vhost port and a virtio-user port
+ * must connect in one process; if not, the whole program is skipped
+ * (77). Hugepage files of every process are removed at the end.
  */
 
 #include <dirent.h>
@@ -107,10 +109,15 @@ suite_fini(void)
 
 TestSuite(virtio, .init = suite_init, .fini = suite_fini, .timeout = 60);
 
+/* Set by main() when no hugepages could be had: every process --no-huge. */
+#define NO_HUGE_ENV "VIRTIO_NO_HUGE"
+#define NO_HUGE_MEMORY_MB "512"
+
 /*
  * EAL arguments of a process with the two ports of one side: the virtio
  * side on hugepages with one segment file per list (its memory is shared
- * with the backend), the vhost side as it comes.
+ * with the backend), the vhost side as it comes; or both --no-huge,
+ * whose memory EAL puts in a memfd that the backend can map as well.
  */
 static void
 side_eal_args(struct l2t_argv *a, const char *lcores, bool virtio)
@@ -118,8 +125,13 @@ side_eal_args(struct l2t_argv *a, const char *lcores, bool virtio)
 	unsigned int p;
 
 	l2t_arg(a, "--lcores=%s", lcores);
-	if (virtio)
+	if (getenv(NO_HUGE_ENV) != NULL) {
+		l2t_arg(a, "--no-huge");
+		l2t_arg(a, "-m");
+		l2t_arg(a, NO_HUGE_MEMORY_MB);
+	} else if (virtio) {
 		l2t_arg(a, "--single-file-segments");
+	}
 	l2t_arg(a, "--no-pci");
 	l2t_arg(a, "--file-prefix=%s", l2t_new_prefix());
 	for (p = 0; p < 2; p++) {
@@ -623,10 +635,12 @@ vhost_user_works(void)
 		return "mkdtemp failed";
 	snprintf(out, sizeof(out), "%s/out", dir);
 	snprintf(cmd, sizeof(cmd),
-		 "timeout -s KILL 30 %s -l 0 --single-file-segments --no-pci "
+		 "timeout -s KILL 30 %s -l 0 %s --no-pci "
 		 "--file-prefix=l2t-%d-pre --vdev=net_vhost0,iface=%s/s.sock "
 		 "-- --attach net_virtio_user0,path=%s/s.sock >%s 2>&1",
-		 caps_bin, (int)getpid(), dir, dir, out);
+		 caps_bin, getenv(NO_HUGE_ENV) != NULL ?
+		 "--no-huge -m " NO_HUGE_MEMORY_MB : "--single-file-segments",
+		 (int)getpid(), dir, dir, out);
 	printf("virtio: %s\n", cmd);
 	rc = system(cmd);
 	f = fopen(out, "r");
@@ -658,9 +672,17 @@ main(int argc, char *argv[])
 	const char *why;
 	int result = 0;
 
-	why = hugepages_ready();
-	if (why == NULL)
-		why = vhost_user_works();
+	/*
+	 * Hugepages first; without them (or with VIRTIO_NO_HUGE set) every
+	 * process runs --no-huge, which virtio-user can share in 22.11.
+	 */
+	why = getenv(NO_HUGE_ENV) == NULL ? hugepages_ready() : "VIRTIO_NO_HUGE is set";
+	if (why != NULL) {
+		printf("virtio: no hugepages (%s): every process runs --no-huge\n",
+		       why);
+		setenv(NO_HUGE_ENV, "1", 1);
+	}
+	why = vhost_user_works();
 	if (why != NULL) {
 		printf("SKIP: %s\n", why);
 		criterion_finalize(tests);
