@@ -10,6 +10,11 @@
 #           net_memif links; the forwarder on CPU 1
 #   null2q  two net_null ports with 2 Rx/Tx queues each, two forwarding
 #           lcores (CPUs 0 and 1)
+#   virtio  dpdk-testpmd on CPU 0 as generator and sink with two net_vhost
+#           ports (vhost-user servers), the forwarder on CPU 1 with two
+#           net_virtio_user ports (hugepages, --single-file-segments);
+#           io forwarding of 32 circulating bursts per port, as memif.
+#           Only l2fwd-sirq's defaults and testpmd mac and io.
 # Each variant: every policy with l2fwd-sirq's defaults otherwise (no
 # tuning flag: kicinski is the default policy), kicinski with the stall
 # scenario's app load, kicinski without priority inheritance on the
@@ -17,7 +22,9 @@
 # by the forwarder (both ports) per second of forwarding, for both tools.
 # Table on stdout, JSON in out/fwd-bench.json, raw runs in out/fwd-bench/.
 #
-#   FWD_SETUPS="null memif null2q"   setups to run (default all three)
+#   FWD_SETUPS="null memif null2q"   setups to run (default these three;
+#                    virtio on request: it needs hugepages, reserved and
+#                    mounted here as root when there are too few)
 #   FWD_RUNS=N       rounds (default 5)
 #   FWD_SECONDS=S    seconds of forwarding per run (default 5)
 #   FWD_ONLY=REGEX   only the variants whose name matches (default all)
@@ -38,6 +45,8 @@ source bench/lib.sh
 NULL_VDEVS=(--vdev=net_null0 --vdev=net_null1)
 MEMIF_BURSTS=${FWD_MEMIF_BURSTS:-32}	# circulating bursts per port: a ring full, the slower side sets the rate
 MEMIF_WEDGED_PPS=100000	# below this the loop did not run
+VIRTIO_HUGEPAGES=128	# 2 MB pages free for the peer and the forwarder
+VIRTIO_VARIANTS='^(kicinski|testpmd-mac|testpmd-io)$'	# kicinski: the default policy
 STALL_LOAD=hold=10ms,period=50ms
 # name | l2fwd-sirq options, or testpmd forward mode
 VARIANTS=(
@@ -55,7 +64,8 @@ VARIANTS=(
 mkdir -p "$OUT"
 rm -f "$OUT"/*
 tmp=$(mktemp -d /tmp/fwd-bench.XXXXXX)
-trap bench_cleanup EXIT
+# Hugepage files outlive their process (virtio): removed with the rest.
+trap 'bench_cleanup; rm -f /dev/hugepages/"$PREFIX"-*' EXIT
 trap 'exit 130' INT TERM
 
 record() {	# setup variant tool round lcores json-fields...
@@ -205,17 +215,132 @@ run_testpmd_memif() {
 		"\"packets\": $((rx0 + rx1)), \"seconds\": $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.6f", b - a }'), \"log\": \"$log\""
 }
 
+# virtio: HUGEPAGES 2 MB pages free on /dev/hugepages, reserved and
+# mounted here if root can; virtio-user shares its memory with the
+# vhost-user backend, which --no-huge cannot.
+ensure_hugepages() {	# pages
+	local want=$1 free total
+	if ! grep -qs ' /dev/hugepages hugetlbfs ' /proc/mounts; then
+		echo "   mounting hugetlbfs on /dev/hugepages"
+		mkdir -p /dev/hugepages
+		mount -t hugetlbfs nodev /dev/hugepages || fail "cannot mount hugetlbfs"
+	fi
+	free=$(awk '/^HugePages_Free:/ { print $2 }' /proc/meminfo)
+	total=$(awk '/^HugePages_Total:/ { print $2 }' /proc/meminfo)
+	if [ "$free" -lt "$want" ]; then
+		echo "   reserving $((want - free)) more 2 MB hugepages"
+		echo $((total + want - free)) >/proc/sys/vm/nr_hugepages ||
+			fail "cannot reserve hugepages"
+		free=$(awk '/^HugePages_Free:/ { print $2 }' /proc/meminfo)
+		[ "$free" -ge "$want" ] || fail "$free hugepages free, $want wanted"
+	fi
+}
+
+# The vhost-user side: testpmd io-forwarding on CPU 0 between two
+# net_vhost servers in DIR, commands on fd 3 (bench/lib.sh's peer_*).
+# It listens before the forwarder's virtio-user ports connect.
+vhost_peer_start() {	# dir log
+	local dir=$1 log=$2 _
+	rm -f "$dir/peer.in"
+	mkfifo "$dir/peer.in"
+	stdbuf -oL "$TESTPMD" --lcores=0@0,1@0 --no-pci --file-prefix="$PREFIX-peer" \
+		--vdev="net_vhost0,iface=$dir/p0.sock,queues=1" \
+		--vdev="net_vhost1,iface=$dir/p1.sock,queues=1" \
+		-- -i --forward-mode=io --burst=32 --total-num-mbufs=32768 \
+		--disable-link-check <"$dir/peer.in" >"$log" 2>&1 &
+	PEER_PID=$!
+	exec 3>"$dir/peer.in"
+	for _ in $(seq 200); do
+		grep -q '^testpmd> ' "$log" && return 0
+		kill -0 "$PEER_PID" 2>/dev/null || break
+		sleep 0.05
+	done
+	fail "vhost peer did not start; see $log"
+}
+
+virtio_vdevs() {	# dir
+	echo "--vdev=net_virtio_user0,path=$1/p0.sock" "--vdev=net_virtio_user1,path=$1/p1.sock"
+}
+
+# l2fwd-sirq on CPU 1 with its defaults on the virtio-user ports; SECONDS
+# between two reports after one second of warm-up, as memif.
+run_l2fwd_virtio() {
+	local name=$1 opts=$2 round=$3 tag=virtio-$1-$3 dir rc=0
+	local report=$OUT/$tag.json log=$OUT/$tag.log plog=$OUT/$tag-peer.log
+	dir=$(mktemp -d "$tmp/$tag.XXXX")
+	vhost_peer_start "$dir" "$plog"
+	# shellcheck disable=SC2046,SC2086 # lists of options
+	set -- "$L2FWD" -l 1 --single-file-segments --no-pci $(virtio_vdevs "$dir") \
+		--file-prefix="$PREFIX-l2fwd" -- -T 0 --report "$report" $opts
+	echo "   $*"
+	stdbuf -oL "$@" >"$log" 2>&1 &
+	pid=$!
+	until grep -qs ' forwards ' "$log"; do
+		kill -0 "$pid" 2>/dev/null || fail "$tag: l2fwd-sirq exited; see $log"
+		sleep 0.05
+	done
+	peer_inject "$plog" "$MEMIF_BURSTS" || fail "$tag: no traffic through virtio; see $plog"
+	sleep 1
+	report_snapshot "$report" "$OUT/$tag.start.json" "$log"
+	sleep "$SECONDS_PER_RUN"
+	report_snapshot "$report" "$OUT/$tag.end.json" "$log"
+	peer_stop
+	kill -INT "$pid"
+	wait "$pid" || rc=$?
+	pid=""
+	peer_quit
+	rm -rf /var/run/dpdk/"$PREFIX"-* /dev/hugepages/"$PREFIX"-*
+	[ "$rc" -eq 0 ] || fail "$tag: l2fwd-sirq exited with $rc; see $log"
+	record virtio "$name" l2fwd-sirq "$round" 1 \
+		"\"report\": \"$OUT/$tag.end.json\", \"start_report\": \"$OUT/$tag.start.json\""
+}
+
+# testpmd on the same ports, main lcore on CPU 0 (it only reads commands),
+# forwarding lcore on CPU 1; measured as memif.
+run_testpmd_virtio() {
+	local name=$1 mode=$2 round=$3 tag=virtio-$1-$3 dir
+	local log=$OUT/$tag.log plog=$OUT/$tag-peer.log t0 t1 rx0 rx1
+	dir=$(mktemp -d "$tmp/$tag.XXXX")
+	vhost_peer_start "$dir" "$plog"
+	# shellcheck disable=SC2046 # virtio_vdevs gives two arguments
+	testpmd_open "$log" "$tmp/testpmd.in" "$TESTPMD" --lcores=0@0,1@1 \
+		--single-file-segments --no-pci $(virtio_vdevs "$dir") \
+		--file-prefix="$PREFIX-$round" \
+		-- -i --forward-mode="$mode" --nb-cores=1 --total-num-mbufs=32768 \
+		--disable-link-check
+	echo "start" >&4
+	peer_inject "$plog" "$MEMIF_BURSTS" || fail "$tag: no traffic through virtio; see $plog"
+	sleep 1
+	echo "clear port stats all" >&4
+	t0=$(date +%s.%N)
+	sleep "$SECONDS_PER_RUN"
+	read -r rx0 rx1 < <(testpmd_rx "$log" 4)
+	t1=$(date +%s.%N)
+	peer_stop
+	echo "stop" >&4
+	testpmd_close "$log"
+	peer_quit
+	rm -rf /var/run/dpdk/"$PREFIX"-* /dev/hugepages/"$PREFIX"-*
+	[ $((rx0 + rx1)) -gt 0 ] || fail "$tag: testpmd forwarded no packets; see $log"
+	record virtio "$name" testpmd "$round" 1 \
+		"\"packets\": $((rx0 + rx1)), \"seconds\": $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.6f", b - a }'), \"log\": \"$log\""
+}
+
 echo "== fwd-bench: setups $SETUPS; ${#VARIANTS[@]} variants x $RUNS rounds x ${SECONDS_PER_RUN}s"
 start=$(date +%s)
 for setup in $SETUPS; do
-	case $setup in null | memif | null2q) ;; *) fail "unknown setup '$setup' (null, memif, null2q)" ;; esac
+	case $setup in null | memif | null2q) ;; virtio) ensure_hugepages "$VIRTIO_HUGEPAGES" ;;
+	*) fail "unknown setup '$setup' (null, memif, null2q, virtio)" ;; esac
 	for round in $(seq "$RUNS"); do
 		echo "== $setup: round $round/$RUNS"
 		for v in "${VARIANTS[@]}"; do
 			name=${v%%|*}
 			what=${v#*|}
 			[[ $name =~ ${FWD_ONLY:-.} ]] || continue
+			[ "$setup" != virtio ] || [[ $name =~ $VIRTIO_VARIANTS ]] || continue
 			case $setup-$name in
+			virtio-testpmd-*) run_testpmd_virtio "$name" "$what" "$round" ;;
+			virtio-*) run_l2fwd_virtio "$name" "$what" "$round" ;;
 			memif-testpmd-*)
 				run_testpmd_memif "$name" "$what" "$round" ||
 					run_testpmd_memif "$name" "$what" "$round" ||

@@ -673,6 +673,20 @@ struct sirq_lcore_stats {
 	uint64_t worker_pi_boosts;
 	/** Poll mode without an app slice: sleeps while sirqd had the work. */
 	uint64_t poll_waits;
+	/**
+	 * Queues scheduled because the PMD's power-monitor condition
+	 * (rte_eth_get_monitor_addr()) saw a written descriptor (no fetch):
+	 * the "is there work" of PMDs without descriptor status, e.g. virtio.
+	 */
+	uint64_t rx_sched_monitor;
+	/**
+	 * rte_eth_tx_done_cleanup() calls that the PMD served: one at the
+	 * first flush of each queue (the probe), then by NET_TX while a
+	 * tracked packet waits (at most one per 50 us per queue).
+	 */
+	uint64_t tx_done_cleanup_calls;
+	/** Packets those calls freed. */
+	uint64_t tx_done_cleanup_pkts;
 };
 
 /** Defaults: kernel values, poll mode, worker on the lcore's CPUs. */

@@ -5,7 +5,8 @@
  * net_rx_action() (net/core/dev.c) as the NET_RX handler.
  *
  * A queue is idle until its "interrupt" schedules it: a done descriptor
- * where the PMD reports descriptor status, else a fetch into its staging
+ * where the PMD reports descriptor status, a written descriptor where it
+ * gives a power-monitor condition instead, else a fetch into its staging
  * array that returned packets, which NET_RX consumes first. From then on
  * the queue is on the poll list, polled by whoever runs NET_RX (the
  * dispatcher or sirqd), until a poll returns less than its weight
@@ -41,26 +42,160 @@ sirq_rx_add_queue(struct sirq_rx *rx, uint16_t port, uint16_t queue,
 	return 0;
 }
 
+/* The sizes rte_power_monitor() reads. */
+static inline bool
+monitor_size_valid(uint8_t size)
+{
+	return size == sizeof(uint8_t) || size == sizeof(uint16_t) ||
+		size == sizeof(uint32_t) || size == sizeof(uint64_t);
+}
+
+/* The word a monitor condition names, read as rte_power_monitor() does. */
+static inline uint64_t
+monitor_read(const struct rte_power_monitor_cond *pmc)
+{
+	switch (pmc->size) {
+	case sizeof(uint8_t):
+		return *(const volatile uint8_t *)pmc->addr;
+	case sizeof(uint16_t):
+		return *(const volatile uint16_t *)pmc->addr;
+	case sizeof(uint32_t):
+		return *(const volatile uint32_t *)pmc->addr;
+	default:
+		return *(const volatile uint64_t *)pmc->addr;
+	}
+}
+
+/* Before a poll's burst: the word as it is, for napi_monitor_arm(). */
+static inline void
+napi_monitor_before_burst(struct sirq_napi *n)
+{
+	if (n->pmc.addr != NULL)
+		n->monitor_before = monitor_read(&n->pmc);
+}
+
+/*
+ * At napi_complete(): the condition for the next looks. If it names the
+ * same word as before the poll's burst (virtio's used index), any change
+ * of that word since then is work the burst did not take: exact, where
+ * the PMD's own test, the index modulo the ring size, takes a full ring
+ * for an empty one (measured: a queue that filled up between two looks
+ * was never polled again). If the word moved with the consumer (the
+ * next descriptor's flags, packed ring), the PMD's test on it is exact.
+ * Without a condition the queue looks busy until it gets one (polled
+ * for nothing, never forgotten).
+ */
+static void
+napi_monitor_arm(struct sirq_napi *n)
+{
+	const volatile void *before = n->pmc.addr;
+
+	if (rte_eth_get_monitor_addr(n->port, n->queue, &n->pmc) != 0 ||
+	    n->pmc.fn == NULL || !monitor_size_valid(n->pmc.size)) {
+		n->pmc.addr = NULL;
+		n->monitor_fire = true;
+		return;
+	}
+	n->monitor_by_value = before != NULL && n->pmc.addr == before;
+	n->monitor_fire = false;
+}
+
+/*
+ * Has the queue work since the condition was armed? A look that races
+ * with NET_RX arming it on the other thread may decide on a mix of the
+ * old and the new condition, both of the same ring: at worst one poll
+ * for nothing, or one look late.
+ */
+static inline bool
+napi_monitor_fired(const struct sirq_napi *n)
+{
+	uint64_t v;
+
+	if (unlikely(n->monitor_fire))
+		return true;
+	v = monitor_read(&n->pmc);
+	if (n->monitor_by_value)
+		return v != n->monitor_before;
+	return n->pmc.fn(v, n->pmc.opaque) != 0;
+}
+
+/*
+ * PMDs whose monitor condition can stand for descriptor status, read
+ * from the 22.11 sources: it compares the producer's index with the
+ * consumer's own (virtio: the used ring's index with vq_used_cons_idx),
+ * so a packet that arrived between the last poll and the condition is
+ * seen, and it names the port's own ring, mapped while the port is.
+ * Not so elsewhere: net_ring's compares the producer's head with its
+ * value when the condition was taken, which would miss that packet until
+ * the next one; net_vhost's points into the guest's ring, which the vhost
+ * library unmaps when the guest goes away. Those queues are fetched.
+ */
+static const char *const monitor_exact_drivers[] = {
+	"net_virtio",
+	"net_virtio_user",
+};
+
+static bool
+monitor_is_exact(uint16_t port)
+{
+	struct rte_eth_dev_info info;
+	unsigned int i;
+
+	if (rte_eth_dev_info_get(port, &info) != 0)
+		return false;
+	for (i = 0; i < RTE_DIM(monitor_exact_drivers); i++)
+		if (strcmp(info.driver_name, monitor_exact_drivers[i]) == 0)
+			return true;
+	return false;
+}
+
+/*
+ * How the queue can say that it has work without giving it: descriptor
+ * status (most NIC PMDs), a power-monitor condition (virtio, which has
+ * no descriptor status in 22.11), or not at all (fetch).
+ */
+static enum sirq_napi_irq
+napi_probe_irq(struct sirq_napi *n)
+{
+	if (rte_eth_rx_descriptor_status(n->port, n->queue, 0) >= 0)
+		return SIRQ_NAPI_IRQ_DESC;
+	if (monitor_is_exact(n->port) &&
+	    rte_eth_get_monitor_addr(n->port, n->queue, &n->pmc) == 0 &&
+	    n->pmc.fn != NULL && monitor_size_valid(n->pmc.size)) {
+		/*
+		 * What came before the start, a full ring included, is
+		 * found by a first poll, which arms the condition.
+		 */
+		n->monitor_fire = true;
+		return SIRQ_NAPI_IRQ_MONITOR;
+	}
+	n->pmc.addr = NULL;
+	return SIRQ_NAPI_IRQ_FETCH;
+}
+
 /*
  * Once the ports are started: which queues can say that they have work
- * without giving it (descriptor status), and which must be fetched.
+ * without giving it (descriptor status, monitor condition), and which
+ * must be fetched.
  */
 void
 sirq_rx_start(struct sirq_rx *rx)
 {
 	uint16_t i;
 
-	rx->nb_desc = 0;
+	rx->nb_desc = rx->nb_monitor = 0;
 	for (i = 0; i < rx->nb_napi; i++) {
 		struct sirq_napi *n = &rx->napi[i];
 
-		n->irq = rte_eth_rx_descriptor_status(n->port, n->queue, 0) >= 0 ?
-			SIRQ_NAPI_IRQ_DESC : SIRQ_NAPI_IRQ_FETCH;
+		n->irq = napi_probe_irq(n);
 		if (n->irq == SIRQ_NAPI_IRQ_DESC)
 			rx->nb_desc++;
+		else if (n->irq == SIRQ_NAPI_IRQ_MONITOR)
+			rx->nb_monitor++;
 	}
-	SIRQ_LOG(DEBUG, "lcore %u: %u of %u Rx queues report descriptor status",
-		 rx->lcore_id, rx->nb_desc, rx->nb_napi);
+	SIRQ_LOG(DEBUG, "lcore %u: %u Rx queue(s): %u by descriptor status, %u by monitor condition, %u by fetch",
+		 rx->lcore_id, rx->nb_napi, rx->nb_desc, rx->nb_monitor,
+		 rx->nb_napi - rx->nb_desc - rx->nb_monitor);
 }
 
 /*
@@ -99,25 +234,35 @@ napi_is_scheduled(const struct sirq_napi *n)
 }
 
 /*
- * The Rx "interrupt" of queues with descriptor status; no lock needed.
- * The dispatcher and sirqd may both look: napi_schedule_prep() lets one
- * of them schedule the queue.
+ * The Rx "interrupt" of queues with descriptor status or a monitor
+ * condition; no lock needed. The dispatcher and sirqd may both look:
+ * napi_schedule_prep() lets one of them schedule the queue.
  */
 void
 sirq_hardirq_rx_desc(struct sirq_rx *rx)
 {
+	uint64_t *counter;
 	uint16_t i;
 
-	if (rx->nb_desc == 0)
+	if (rx->nb_desc + rx->nb_monitor == 0)
 		return;
 	for (i = 0; i < rx->nb_napi; i++) {
 		struct sirq_napi *n = &rx->napi[i];
 
-		if (n->irq != SIRQ_NAPI_IRQ_DESC || napi_is_scheduled(n))
+		if (n->irq == SIRQ_NAPI_IRQ_FETCH || napi_is_scheduled(n))
 			continue;
-		if (rte_eth_rx_descriptor_status(n->port, n->queue, 0) ==
-		    RTE_ETH_RX_DESC_DONE && napi_schedule_prep(n)) {
-			sirq_stat_add_atomic(&rx->stats->rx_sched_desc, 1);
+		if (n->irq == SIRQ_NAPI_IRQ_DESC) {
+			if (rte_eth_rx_descriptor_status(n->port, n->queue, 0) !=
+			    RTE_ETH_RX_DESC_DONE)
+				continue;
+			counter = &rx->stats->rx_sched_desc;
+		} else {
+			if (!napi_monitor_fired(n))
+				continue;
+			counter = &rx->stats->rx_sched_monitor;
+		}
+		if (napi_schedule_prep(n)) {
+			sirq_stat_add_atomic(counter, 1);
 			napi_schedule(rx, i);
 		}
 	}
@@ -129,7 +274,7 @@ sirq_hardirq_rx_fetch(struct sirq_rx *rx)
 {
 	uint16_t i;
 
-	if (rx->nb_desc == rx->nb_napi)
+	if (rx->nb_desc + rx->nb_monitor == rx->nb_napi)
 		return;
 	SIRQ_ASSERT_EXCLUSIVE(rx->cpu, rx->lcore_id, "Rx fetch");
 	for (i = 0; i < rx->nb_napi; i++) {
@@ -180,9 +325,12 @@ napi_poll(struct sirq_rx *rx, struct sirq_napi *n)
 		n->staged_pos += take;
 		got = take;
 	}
-	if (got < n->weight)
+	if (got < n->weight) {
+		if (n->irq == SIRQ_NAPI_IRQ_MONITOR)
+			napi_monitor_before_burst(n);
 		got += rte_eth_rx_burst(n->port, n->queue, &pkts[got],
 					(uint16_t)(n->weight - got));
+	}
 
 	sirq_stat_add(&rx->stats->rx_polls, 1);
 	if (got != 0) {
@@ -219,9 +367,11 @@ sirq_net_rx_action(struct sirq_cpu *cpu, void *arg)
 
 		work = napi_poll(rx, n);
 		budget -= (int)work;
-		if (work < n->weight)
+		if (work < n->weight) {
+			if (n->irq == SIRQ_NAPI_IRQ_MONITOR)
+				napi_monitor_arm(n);
 			napi_complete(n);
-		else
+		} else
 			poll_list_add(rx, idx);
 
 		if (budget <= 0 || sirq_now_ns() >= budget_end) {

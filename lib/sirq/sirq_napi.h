@@ -11,6 +11,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include <rte_power_intrinsics.h>
+
 #include "sirq.h"
 
 /* Largest NAPI weight: the size of the poll's burst array on the stack. */
@@ -25,9 +27,19 @@ enum sirq_napi_irq {
 	 */
 	SIRQ_NAPI_IRQ_DESC,
 	/*
-	 * The PMD cannot tell (every vdev here): the queue is fetched into
-	 * the staging array, which allocates from the lcore's mempool
-	 * cache, so only the execution lock's holder may do it.
+	 * No descriptor status, but rte_eth_get_monitor_addr(): the word the
+	 * PMD's next Rx descriptor is written to, and the test that says it
+	 * was (virtio: the used ring's index; only PMDs whose condition is
+	 * exact, see sirq_napi.c). Read like descriptor status, by any
+	 * thread; the condition is taken again by NET_RX at napi_complete(),
+	 * since it names the next descriptor.
+	 */
+	SIRQ_NAPI_IRQ_MONITOR,
+	/*
+	 * The PMD cannot tell (net_null, net_ring, net_memif, net_tap,
+	 * net_pcap): the queue is fetched into the staging array, which
+	 * allocates from the lcore's mempool cache, so only the execution
+	 * lock's holder may do it.
 	 */
 	SIRQ_NAPI_IRQ_FETCH,
 };
@@ -48,6 +60,16 @@ struct sirq_napi {
 	bool scheduled;
 	sirq_rx_fn_t fn;
 	void *arg;
+	/*
+	 * SIRQ_NAPI_IRQ_MONITOR: the condition as of the last poll and the
+	 * word it named before that poll's burst, written by NET_RX before
+	 * napi_complete() publishes them; monitor_by_value: work is any
+	 * change of that word; monitor_fire: look no further, poll.
+	 */
+	struct rte_power_monitor_cond pmc;
+	uint64_t monitor_before;
+	bool monitor_by_value;
+	bool monitor_fire;
 	struct rte_mbuf *staged[SIRQ_STAGE_SIZE];
 };
 
@@ -73,6 +95,7 @@ struct sirq_rx {
 	uint16_t poll_list[SIRQ_LCORE_MAX_NAPI];
 	uint16_t nb_napi;
 	uint16_t nb_desc;		/* queues with SIRQ_NAPI_IRQ_DESC */
+	uint16_t nb_monitor;		/* queues with SIRQ_NAPI_IRQ_MONITOR */
 	struct sirq_napi napi[SIRQ_LCORE_MAX_NAPI];
 };
 

@@ -48,6 +48,11 @@ visit_config(const struct sirq_lcore *lc, emit_u64_t emit, void *sink)
 	emit(sink, "irq_priority", (uint64_t)c->irq_priority);
 	emit(sink, "rx_queues", lc->rx.nb_napi);
 	emit(sink, "rx_queues_desc_status", lc->rx.nb_desc);
+	emit(sink, "rx_queues_monitor", lc->rx.nb_monitor);
+	emit(sink, "rx_queues_intr", lc->irq.nb_rx_intr);
+	emit(sink, "tx_queues", lc->tx.nb_txq);
+	emit(sink, "tx_queues_done_cleanup", lc->tx.nb_done_cleanup);
+	emit(sink, "tx_queues_refcount", lc->tx.nb_done_refcount);
 	emit(sink, "worker_pi_priority", (uint64_t)c->worker_boost_priority);
 }
 
@@ -76,6 +81,9 @@ visit_counters(const struct sirq_lcore *lc, const struct sirq_stats *st,
 	emit(sink, "rx_sched_fetch", ls.rx_sched_fetch);
 	emit(sink, "worker_pi_boosts", ls.worker_pi_boosts);
 	emit(sink, "poll_waits", ls.poll_waits);
+	emit(sink, "rx_sched_monitor", ls.rx_sched_monitor);
+	emit(sink, "tx_done_cleanup_calls", ls.tx_done_cleanup_calls);
+	emit(sink, "tx_done_cleanup_pkts", ls.tx_done_cleanup_pkts);
 
 	for (i = 0; i < SIRQ_EXIT_MAX; i++)
 		for (c = 0; c < SIRQ_CTX_MAX; c++) {

@@ -3,13 +3,24 @@
 /*
  * Transmit: buffered TX queues flushed by NET_TX, and TX completion.
  *
- * No vdev here implements tx_done_cleanup or TX descriptor status, so the
- * completion is learnt from the mbuf itself: a tracked packet carries one
- * extra reference of ours on every segment; when the PMD has let go of it
- * (sent and freed, or dropped) the head's count is back to ours alone.
- * The "hardirq" looks at the oldest tracked packet of each queue, like a
- * TX-completion interrupt; NET_TX then releases what completed, updates
- * the senders' trackers and schedules their tasklets (TCP small queues).
+ * The completion is learnt from the mbuf itself, which works with any
+ * PMD: a tracked packet carries one extra reference of ours on every
+ * segment; when the PMD has let go of it (sent and freed, or dropped)
+ * the head's count is back to ours alone. The "hardirq" looks at the
+ * oldest tracked packet of each queue, like a TX-completion interrupt;
+ * NET_TX then releases what completed, updates the senders' trackers and
+ * schedules their tasklets (TCP small queues).
+ *
+ * PMDs free sent mbufs lazily, when they next need descriptors (virtio:
+ * once fewer than its free threshold are left), so without more traffic
+ * a tracked packet may wait there long after it left. Where the PMD has
+ * rte_eth_tx_done_cleanup() (most NIC PMDs and net_vhost; not virtio nor
+ * the other vdevs in 22.11), NET_TX has it free what the NIC is done
+ * with while a tracked packet waits, as a NIC driver's NAPI poll cleans
+ * its TX ring on the TX-completion interrupt. TX descriptor status is
+ * not used: it counts descriptors from the ring's tail, which PMDs round
+ * to their RS threshold and spend one or more of per packet, so it cannot
+ * say that a given packet's descriptor is done.
  */
 
 #include <errno.h>
@@ -21,6 +32,15 @@
 
 #include "sirq_dpdk.h"
 #include "sirq_tx.h"
+
+/*
+ * How often a queue's PMD is asked to clean while a tracked packet waits
+ * in it: the TX interrupt moderation of a NIC, here ice's default
+ * (ICE_DFLT_TX_ITR, 50 us, about 20 000 interrupts/s). A cleanup that
+ * finds nothing done costs a descriptor read, and an irq-mode dispatcher
+ * must not loop on one without sleeping.
+ */
+#define SIRQ_TX_CLEANUP_INTERVAL_NS (50 * SIRQ_NS_PER_US)
 
 int
 sirq_tx_add_queue(struct sirq_tx *tx, uint16_t port, uint16_t queue,
@@ -40,6 +60,41 @@ sirq_tx_add_queue(struct sirq_tx *tx, uint16_t port, uint16_t queue,
 	return tx->nb_txq++;
 }
 
+/* Have the PMD free every mbuf the NIC is done with (free_cnt 0: all). */
+static int
+txq_done_cleanup(struct sirq_tx *tx, struct sirq_txq *q)
+{
+	int ret;
+
+	SIRQ_ASSERT_EXCLUSIVE(tx->cpu, tx->lcore_id, "TX done cleanup");
+	ret = rte_eth_tx_done_cleanup(q->port, q->queue, 0);
+	q->cleanup_ns = sirq_now_ns();
+	if (ret >= 0) {
+		sirq_stat_add(&tx->stats->tx_done_cleanup_calls, 1);
+		sirq_stat_add(&tx->stats->tx_done_cleanup_pkts, (uint64_t)ret);
+	}
+	return ret;
+}
+
+/*
+ * The first flush of a queue asks its PMD: cleanup or refcount? (NET_TX
+ * need not run: a burst that fills the buffer is flushed at once.)
+ */
+static void
+txq_probe_done(struct sirq_tx *tx, struct sirq_txq *q)
+{
+	if (txq_done_cleanup(tx, q) >= 0) {
+		q->done = SIRQ_TXQ_DONE_CLEANUP;
+		tx->nb_done_cleanup++;
+	} else {
+		q->done = SIRQ_TXQ_DONE_REFCOUNT;
+		tx->nb_done_refcount++;
+	}
+	SIRQ_LOG(DEBUG, "lcore %u: port %u TX queue %u: completion by %s",
+		 tx->lcore_id, q->port, q->queue,
+		 q->done == SIRQ_TXQ_DONE_CLEANUP ? "tx_done_cleanup" : "refcount");
+}
+
 /* Hand the buffer to the PMD; what it refuses is dropped and counted. */
 static void
 txq_flush(struct sirq_tx *tx, struct sirq_txq *q)
@@ -49,6 +104,8 @@ txq_flush(struct sirq_tx *tx, struct sirq_txq *q)
 	if (q->nb_buffered == 0)
 		return;
 	SIRQ_ASSERT_EXCLUSIVE(tx->cpu, tx->lcore_id, "TX flush");
+	if (unlikely(q->done == SIRQ_TXQ_DONE_UNKNOWN))
+		txq_probe_done(tx, q);
 	sent = rte_eth_tx_burst(q->port, q->queue, q->buffer, q->nb_buffered);
 	sirq_stat_add(&tx->stats->tx_packets, sent);
 	if (unlikely(sent < q->nb_buffered)) {
@@ -128,7 +185,18 @@ released_by_pmd(const struct rte_mbuf *m)
 	return true;
 }
 
-/* The TX-completion "interrupt": is the oldest tracked packet released? */
+/* May the PMD of @q, holding a tracked packet, be asked to clean again? */
+static inline bool
+txq_cleanup_due(const struct sirq_txq *q)
+{
+	return q->done == SIRQ_TXQ_DONE_CLEANUP &&
+		sirq_now_ns() - q->cleanup_ns >= SIRQ_TX_CLEANUP_INTERVAL_NS;
+}
+
+/*
+ * The TX-completion "interrupt", under the lock: is the oldest tracked
+ * packet released, or is it time to have the PMD free what the NIC sent?
+ */
 void
 sirq_hardirq_tx(struct sirq_tx *tx)
 {
@@ -141,7 +209,8 @@ sirq_hardirq_tx(struct sirq_tx *tx)
 		if (inflight_count(q) == 0)
 			continue;
 		head = __atomic_load_n(&q->inflight_head, __ATOMIC_ACQUIRE);
-		if (released_by_pmd(q->inflight[head % SIRQ_TX_TRACK_MAX].m)) {
+		if (released_by_pmd(q->inflight[head % SIRQ_TX_TRACK_MAX].m) ||
+		    txq_cleanup_due(q)) {
 			sirq_raise_irqoff(tx->cpu, SIRQ_NET_TX);
 			return;
 		}
@@ -152,6 +221,11 @@ sirq_hardirq_tx(struct sirq_tx *tx)
 static void
 txq_complete(struct sirq_tx *tx, struct sirq_txq *q)
 {
+	if (q->inflight_head != q->inflight_tail &&
+	    !released_by_pmd(q->inflight[q->inflight_head %
+					 SIRQ_TX_TRACK_MAX].m) &&
+	    txq_cleanup_due(q))
+		txq_done_cleanup(tx, q);
 	while (q->inflight_head != q->inflight_tail) {
 		struct sirq_tx_inflight *f =
 			&q->inflight[q->inflight_head % SIRQ_TX_TRACK_MAX];

@@ -19,11 +19,28 @@ struct sirq_tx_inflight {
 	uint32_t len;
 };
 
+/* How a TX queue's tracked packets are seen to complete. */
+enum sirq_txq_done {
+	/* Not asked yet: the queue's first flush asks the PMD. */
+	SIRQ_TXQ_DONE_UNKNOWN = 0,
+	/*
+	 * The PMD has rte_eth_tx_done_cleanup(): NET_TX has it free what
+	 * the NIC is done with while a tracked packet waits, so that the
+	 * refcount drops when the packet left, not when the PMD next
+	 * needs descriptors.
+	 */
+	SIRQ_TXQ_DONE_CLEANUP,
+	/* It has not (-ENOTSUP): the refcount drops when the PMD frees. */
+	SIRQ_TXQ_DONE_REFCOUNT,
+};
+
 /* One TX queue: the buffer NET_TX flushes, and the completions to watch. */
 struct sirq_txq {
 	uint16_t port;
 	uint16_t queue;
 	uint16_t nb_buffered;
+	enum sirq_txq_done done;
+	uint64_t cleanup_ns;		/* last rte_eth_tx_done_cleanup() */
 	struct rte_mbuf *buffer[SIRQ_TX_BURST];
 	/*
 	 * Tracked packets, oldest first. Written under the execution lock;
@@ -41,6 +58,8 @@ struct sirq_tx {
 	struct sirq_lcore_stats *stats;
 	unsigned int lcore_id;
 	uint16_t nb_txq;
+	uint16_t nb_done_cleanup;	/* queues with SIRQ_TXQ_DONE_CLEANUP */
+	uint16_t nb_done_refcount;	/* queues with SIRQ_TXQ_DONE_REFCOUNT */
 	struct sirq_txq *txq[SIRQ_LCORE_MAX_TXQ];
 };
 
