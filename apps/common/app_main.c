@@ -69,9 +69,14 @@ app_start(const char *prog, int argc, char **argv,
 			rte_strerror(rte_errno));
 		return 1;
 	}
-	/* sigaction, not signal(): no SA_RESETHAND whatever the libc. */
+	/*
+	 * sigaction, not signal(): no SA_RESETHAND whatever the libc.
+	 * SIGPIPE ignored: a vhost-user or memif peer that goes away closes
+	 * the socket under the PMD, which must see EPIPE, not end the run
+	 * without a report.
+	 */
 	if (on_signal(SIGINT, on_quit) != 0 || on_signal(SIGTERM, on_quit) != 0 ||
-	    on_signal(SIGUSR1, on_usr1) != 0) {
+	    on_signal(SIGUSR1, on_usr1) != 0 || on_signal(SIGPIPE, SIG_IGN) != 0) {
 		fprintf(stderr, "%s: sigaction: %s\n", prog, strerror(errno));
 		rte_eal_cleanup();
 		return 1;
