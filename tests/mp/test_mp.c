@@ -9,8 +9,8 @@
  * JSON report. The app must go on forwarding after a tool has come and
  * gone, and stop on SIGINT with exit code 0 and every mbuf in its pool.
  *
- * l2fwd-sirq runs on two lcores (ids 1 and 2, on CPUs 0 and 1: see
- * L2FWD_LCORES) and two net_null ports with copy=1:
+ * l2fwd-sirq runs on one lcore (id 1 on CPU 1: see L2FWD_LCORES) and
+ * two net_null ports with copy=1:
  * each port receives frames of its own length (PORT0_LEN, PORT1_LEN)
  * whose bytes are all zero (net_null copies them from a zeroed buffer),
  * so a frame received on a port is known to the byte, and a forwarded one
@@ -79,8 +79,18 @@
  * the received ones (1 run in 30), as two users of one cache would give:
  * pdump freeing into its pool's cache 0 while l2fwd-sirq's lcore 0 took
  * copies from it. tcp-echo runs on lcore 1 alone.
+ *
+ * And the app's lcore not on CPU 0, where the tools run (one lcore: two
+ * on CPU 1 would be a test of lcores sharing a CPU, which l2fwd_lcores
+ * is): DPDK 22.11's
+ * pdump callbacks race with the disable that a tool sends when it exits
+ * (fixed upstream by 34536d08b0, "pdump: fix races in callbacks", Nov
+ * 2025): a datapath thread preempted inside the capture callback by the
+ * exiting tool resumes in the tool's freed ring and pool. sirqd is a
+ * fair-class thread, so on a CPU shared with dumpcap it was preempted
+ * there: l2fwd-sirq crashed in rte_pcapng_copy() after 1 capture in 6.
  */
-#define L2FWD_LCORES "1@0,2@1"
+#define L2FWD_LCORES "1@1"
 #define TOOL_LCORE "0"
 #define NB_PORTS 2
 /* Lengths of the frames net_null hands to each port: two different. */
@@ -309,8 +319,8 @@ l2fwd_fini(void)
 TestSuite(mp, .timeout = 60);
 
 /*
- * l2fwd-sirq with its defaults: two lcores, -p 0x3, nothing else but the
- * report; both lcores started.
+ * l2fwd-sirq with its defaults: -p 0x3, nothing else but the report; its
+ * lcore started.
  */
 static const char *
 start_l2fwd(void)
@@ -331,7 +341,6 @@ start_l2fwd(void)
 	l2t_arg(&a, "%s", report);
 	l2t_proc_start(&app, "l2fwd-sirq", &a);
 	l2t_proc_expect(&app, "lcore 1 forwards", START_DEADLINE_S);
-	l2t_proc_expect(&app, "lcore 2 forwards", START_DEADLINE_S);
 	return prefix;
 }
 
