@@ -9,6 +9,11 @@
  *                   same empty handler: one "hardirq" raise to handler,
  *                   with latency and time accounting on.
  * Each is the median of several rounds of many iterations.
+ *
+ * The engine's sirq.* trace points (-Dtracepoints=true) are in the last
+ * case four times (raise, handler entry and exit, pass end) and disabled
+ * unless EAL enables them: `--eal --no-huge --no-pci --trace=sirq.*`
+ * hands what follows --eal to rte_eal_init(), to time them enabled.
  */
 
 #include <errno.h>
@@ -17,6 +22,11 @@
 #include <string.h>
 #include <time.h>
 #include <x86intrin.h>
+
+#include <rte_eal.h>
+#include <rte_errno.h>
+#include <rte_trace.h>
+#include <rte_trace_point.h>
 
 #include <sirq.h>
 
@@ -117,6 +127,23 @@ round_cycles(struct sirq_cpu *cpu, enum bench_case c)
 	return (double)(__rdtsc() - start) / ITERATIONS;
 }
 
+/* "not compiled", "disabled" or "enabled": the sirq.* trace points. */
+static const char *
+tracepoints_state(void)
+{
+	rte_trace_point_t *tp = rte_trace_point_lookup("sirq.softirq.entry");
+
+	if (tp == NULL)
+		return "not compiled";
+	return rte_trace_point_is_enabled(tp) ? "enabled" : "disabled";
+}
+
+static void
+usage(const char *prog)
+{
+	fprintf(stderr, "usage: %s [--json FILE] [--eal EAL-ARGS...]\n", prog);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -125,13 +152,26 @@ main(int argc, char **argv)
 	const char *json = NULL;
 	struct sirq_cpu *cpu;
 	unsigned int c, k;
+	bool eal = false;
+	int i;
 	FILE *f;
 
-	if (argc == 3 && strcmp(argv[1], "--json") == 0) {
-		json = argv[2];
-	} else if (argc != 1) {
-		fprintf(stderr, "usage: %s [--json FILE]\n", argv[0]);
-		return 2;
+	for (i = 1; i < argc && !eal; i++) {
+		if (strcmp(argv[i], "--json") == 0 && i + 1 < argc) {
+			json = argv[++i];
+		} else if (strcmp(argv[i], "--eal") == 0) {
+			/* EAL's argv: the program's name, then what follows. */
+			argv[i] = argv[0];
+			if (rte_eal_init(argc - i, argv + i) < 0) {
+				fprintf(stderr, "sirq-microbench: EAL initialisation failed: %s\n",
+					rte_strerror(rte_errno));
+				return 1;
+			}
+			eal = true;
+		} else {
+			usage(argv[0]);
+			return 2;
+		}
 	}
 
 	calibrate_tsc();
@@ -154,8 +194,9 @@ main(int argc, char **argv)
 		cycles[c] = r[ROUNDS / 2];
 	}
 
-	printf("TSC %.3f GHz, %u rounds x %u iterations, median\n",
-	       tsc_per_ns, ROUNDS, ITERATIONS);
+	printf("TSC %.3f GHz, %u rounds x %u iterations, median; "
+	       "sirq.* trace points %s\n", tsc_per_ns, ROUNDS, ITERATIONS,
+	       tracepoints_state());
 	printf("%-28s %10s %10s %8s\n", "case", "cycles", "ns", "x call");
 	for (c = 0; c < CASE_MAX; c++)
 		printf("%-28s %10.1f %10.2f %8.1f\n", case_names[c], cycles[c],
@@ -168,7 +209,8 @@ main(int argc, char **argv)
 				json, strerror(errno));
 			return 1;
 		}
-		fprintf(f, "{\"tsc_ghz\": %.4f, \"cases\": {", tsc_per_ns);
+		fprintf(f, "{\"tsc_ghz\": %.4f, \"tracepoints\": \"%s\", "
+			"\"cases\": {", tsc_per_ns, tracepoints_state());
 		for (c = 0; c < CASE_MAX; c++)
 			fprintf(f, "%s\"%s\": {\"cycles\": %.2f, \"ns\": %.3f}",
 				c ? ", " : "", case_names[c], cycles[c],
@@ -177,5 +219,7 @@ main(int argc, char **argv)
 		fclose(f);
 	}
 	sirq_cpu_free(cpu);
+	if (eal)
+		rte_eal_cleanup();	/* saves the trace, if any */
 	return handler_runs > 0 ? 0 : 1;
 }

@@ -21,6 +21,8 @@ PKGS=(
 	liblwip-dev
 	libjansson-dev
 	iproute2
+	# reads the sirq.* CTF trace back (tests/l2fwd/test_trace.c)
+	babeltrace2
 	# Debian packages (scripts/deb.sh, tests/deb)
 	dpkg-dev
 	debhelper

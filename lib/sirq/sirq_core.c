@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "sirq_private.h"
+#include "sirq_trace.h"
 
 #ifndef SIRQ_DEFAULT_POLICY
 #define SIRQ_DEFAULT_POLICY SIRQ_POLICY_KICINSKI
@@ -353,6 +354,8 @@ mark_pending(struct sirq_cpu *cpu, unsigned int vec, bool kick)
 					 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
 		return 0;
 
+	/* Before the bit: in the trace, no run of this raise precedes it. */
+	SIRQ_TRACE_SOFTIRQ_RAISE(cpu, vec);
 	bit = SIRQ_BIT(vec);
 	old = __atomic_fetch_or(&cpu->pending, bit, __ATOMIC_SEQ_CST);
 	if (kick && old == 0 && cpu->ops.kick != NULL)
@@ -405,6 +408,7 @@ wakeup_worker(struct sirq_cpu *cpu, enum sirq_wake why)
 					 __ATOMIC_SEQ_CST, __ATOMIC_RELAXED))
 		return;
 	sirq_stat_add_atomic(&cpu->stats.wakeups[why], 1);
+	SIRQ_TRACE_WORKER_WAKEUP(cpu, why);
 	cpu->ops.wake_worker(cpu->ops.ctx);
 }
 
@@ -423,6 +427,7 @@ sirq_window_open(struct sirq_cpu *cpu, enum sirq_window kind, uint64_t now_j)
 	cpu->window_end = now_j + sirq_span(cpu, len);
 	cpu->stale_end = 0;
 	sirq_stat_add(&cpu->stats.windows_opened[kind], 1);
+	SIRQ_TRACE_WINDOW_OPEN(cpu, kind, cpu->window_end);
 }
 
 static void
@@ -455,7 +460,9 @@ run_action(struct sirq_cpu *cpu, unsigned int vec, enum sirq_ctx ctx,
 	if (sirq_likely(raised != 0))
 		record_latency(cpu, vec, start > raised ? start - raised : 0);
 
+	SIRQ_TRACE_SOFTIRQ_ENTRY(cpu, vec, ctx);
 	a->handler(cpu, a->arg);
+	SIRQ_TRACE_SOFTIRQ_EXIT(cpu, vec, ctx);
 
 	end = sirq_clock(cpu);
 	sirq_stat_add(&cpu->stats.runs[vec][ctx], 1);
@@ -544,6 +551,7 @@ do_softirq(struct sirq_cpu *cpu, enum sirq_ctx ctx)
 	cpu->serving = false;
 
 	sirq_stat_add(&cpu->stats.pass_exit[why][ctx], 1);
+	SIRQ_TRACE_PASS_END(cpu, why, ctx);
 	if (why != SIRQ_EXIT_DRAINED) {
 		if (cpu->policy->work_left != NULL)
 			cpu->policy->work_left(cpu, why,

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "sirq_private.h"
+#include "sirq_trace.h"
 
 static bool
 need_resched_always_yields(const struct sirq_cpu *cpu, uint32_t pending)
@@ -77,6 +78,7 @@ kicinski_should_handle(struct sirq_cpu *cpu, uint32_t pending, uint64_t now_j)
 	/* The window is over: take the work back, once per window. */
 	cpu->window_end = 0;
 	sirq_stat_add(&cpu->stats.window_overrides, 1);
+	SIRQ_TRACE_WINDOW_OVERRIDE(cpu);
 	return false;
 }
 
