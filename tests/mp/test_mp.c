@@ -165,6 +165,20 @@ run_tool(struct l2t_argv *a, struct l2t_result *r)
  * dpdk-dumpcap on port @port of the primary @prefix until it has @count
  * frames that pass @filter (libpcap syntax; NULL: all).
  */
+/*
+ * A tool's every thread on CPU 0, its control threads too (EAL gives them
+ * the CPUs the process may use outside its lcores): none of them may
+ * preempt the app's datapath on CPU 1 inside a pdump callback when the
+ * tool disables the capture at exit (the 22.11 race above).
+ */
+static void
+tool_on_cpu0(struct l2t_argv *a)
+{
+	l2t_arg(a, "/usr/bin/taskset");
+	l2t_arg(a, "-c");
+	l2t_arg(a, "0");
+}
+
 static void
 dumpcap(const char *prefix, unsigned int port, const char *filter,
 	unsigned int count, const char *path)
@@ -172,6 +186,7 @@ dumpcap(const char *prefix, unsigned int port, const char *filter,
 	struct l2t_argv a = { .argc = 0 };
 	struct l2t_result r;
 
+	tool_on_cpu0(&a);
 	l2t_arg(&a, "%s", l2t_env("DPDK_DUMPCAP"));
 	l2t_arg(&a, "--file-prefix=%s", prefix);
 	/*
@@ -202,6 +217,7 @@ proc_info(const char *prefix, const char *option)
 	struct l2t_result r;
 
 	/* It runs on lcore 0 (its own "-c1") and uses no mempool. */
+	tool_on_cpu0(&a);
 	l2t_arg(&a, "%s", l2t_env("DPDK_PROC_INFO"));
 	l2t_arg(&a, "--file-prefix=%s", prefix);
 	l2t_arg(&a, "--");
@@ -518,6 +534,7 @@ Test(mp, pdump_captures_each_direction_of_an_l2fwd_sirq_port,
 	/* Port 1: receives PORT1_LEN zero frames, sends port 0's. */
 	l2t_arg(&a, "%s", l2t_env("L2T_STDBUF"));
 	l2t_arg(&a, "-oL");
+	tool_on_cpu0(&a);
 	l2t_arg(&a, "%s", l2t_env("DPDK_PDUMP"));
 	l2t_arg(&a, "-l");
 	l2t_arg(&a, TOOL_LCORE);
