@@ -55,7 +55,9 @@ flood_args(struct l2t_argv *a, const char *policy, const char *mode,
 	snprintf(label, len, "--policy %s --mode %s", policy, mode);
 }
 
-ParameterizedTestParameters(l2fwd_run, flood_stops_at_duration_and_balances)
+/* Every policy in both modes. */
+static struct criterion_test_params
+every_policy_and_mode(void)
 {
 	static struct flood_case cases[] = {
 		{ "mainline", "poll" }, { "ksoftirqd", "poll" },
@@ -66,6 +68,11 @@ ParameterizedTestParameters(l2fwd_run, flood_stops_at_duration_and_balances)
 
 	return cr_make_param_array(struct flood_case, cases,
 				   sizeof(cases) / sizeof(cases[0]));
+}
+
+ParameterizedTestParameters(l2fwd_run, flood_stops_at_duration_and_balances)
+{
+	return every_policy_and_mode();
 }
 
 ParameterizedTest(struct flood_case *c, l2fwd_run,
@@ -100,15 +107,7 @@ ParameterizedTest(struct flood_case *c, l2fwd_run,
  */
 ParameterizedTestParameters(l2fwd_run, a_flood_alone_makes_no_vector_wait_8ms)
 {
-	static struct flood_case cases[] = {
-		{ "mainline", "poll" }, { "ksoftirqd", "poll" },
-		{ "kicinski", "poll" }, { "threaded", "poll" },
-		{ "mainline", "irq" }, { "ksoftirqd", "irq" },
-		{ "kicinski", "irq" }, { "threaded", "irq" },
-	};
-
-	return cr_make_param_array(struct flood_case, cases,
-				   sizeof(cases) / sizeof(cases[0]));
+	return every_policy_and_mode();
 }
 
 ParameterizedTest(struct flood_case *c, l2fwd_run,
