@@ -782,3 +782,23 @@ l2t_report_request(struct l2t_proc *p, const char *path,
 	}
 	return l2t_report_load(path);
 }
+
+void
+l2t_report_counts(json_t *report, struct l2t_counts *c)
+{
+	unsigned int p;
+
+	for (p = 0; p < 2; p++) {
+		json_t *jp = l2t_report_port(report, p);
+
+		c->rx[p] = l2t_json_u64(jp, "rx");
+		c->tx[p] = l2t_json_u64(jp, "tx");
+		c->runts[p] = l2t_json_u64(jp, "runts");
+		c->link_drops[p] = l2t_json_u64(jp, "link_down_drops");
+	}
+	c->lc_tx = l2t_report_lcores_sum(report, "tx_packets");
+	c->lc_dropped = l2t_report_lcores_sum(report, "tx_dropped");
+	c->lc_rx_dropped_at_stop = l2t_report_lcores_sum(report,
+						       "rx_dropped_at_stop");
+	c->mbufs_in_use = l2t_json_u64(report, "mbufs_in_use");
+}

@@ -118,6 +118,16 @@ uint64_t l2t_json_u64(json_t *obj, const char *key);
 /* The sum of @key over lcores[]. */
 uint64_t l2t_report_lcores_sum(json_t *report, const char *key);
 
+/* The books of a two-port l2fwd-sirq report. */
+struct l2t_counts {
+	uint64_t rx[2], tx[2], runts[2], link_drops[2];
+	uint64_t lc_tx, lc_dropped, lc_rx_dropped_at_stop;
+	uint64_t mbufs_in_use;
+};
+
+/* Read them from @report (not released). */
+void l2t_report_counts(json_t *report, struct l2t_counts *c);
+
 /*
  * l2fwd-sirq on two net_null ports (a flood without end) with the EAL
  * lcores @opt @lcores, then "--", -T 0 and --report @report; the caller

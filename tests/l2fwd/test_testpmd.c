@@ -148,35 +148,17 @@ port_rx_packets(struct l2t_proc *p)
 	return rx;
 }
 
-struct l2fwd_counts {
-	uint64_t rx[2], tx[2], runts[2], link_drops[2];
-	uint64_t lc_tx, lc_dropped, lc_rx_dropped_at_stop;
-	uint64_t mbufs_in_use;
-};
-
+/* The report's counters, and the report let go of. */
 static void
-read_counts(json_t *j, struct l2fwd_counts *c)
+read_counts(json_t *j, struct l2t_counts *c)
 {
-	unsigned int p;
-
-	for (p = 0; p < 2; p++) {
-		json_t *jp = l2t_report_port(j, p);
-
-		c->rx[p] = l2t_json_u64(jp, "rx");
-		c->tx[p] = l2t_json_u64(jp, "tx");
-		c->runts[p] = l2t_json_u64(jp, "runts");
-		c->link_drops[p] = l2t_json_u64(jp, "link_down_drops");
-	}
-	c->lc_tx = l2t_report_lcores_sum(j, "tx_packets");
-	c->lc_dropped = l2t_report_lcores_sum(j, "tx_dropped");
-	c->lc_rx_dropped_at_stop = l2t_report_lcores_sum(j, "rx_dropped_at_stop");
-	c->mbufs_in_use = l2t_json_u64(j, "mbufs_in_use");
+	l2t_report_counts(j, c);
 	json_decref(j);
 }
 
 /* Everything received was handed on, everything handed on left a buffer. */
 static bool
-l2fwd_quiescent(const struct l2fwd_counts *c, uint64_t gen_tx)
+l2fwd_quiescent(const struct l2t_counts *c, uint64_t gen_tx)
 {
 	return c->rx[0] == gen_tx &&
 		c->rx[0] == c->tx[1] + c->runts[0] + c->link_drops[1] &&
@@ -196,7 +178,7 @@ Test(l2fwd_testpmd, counts_add_up_between_testpmd_and_l2fwd_over_memif)
 	char report[512];
 	uint64_t gen_rx, gen_tx, gen_tx_dropped, sink_rx, sink_tx, sink_dropped;
 	struct l2t_argv a = { .argc = 0 };
-	struct l2fwd_counts c;
+	struct l2t_counts c;
 	unsigned int waited;
 	uint64_t got;
 	int status;

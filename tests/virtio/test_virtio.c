@@ -302,34 +302,9 @@ Test(virtio, pmd_answers_as_its_22_11_source_reads)
 	}
 }
 
-struct l2fwd_counts {
-	uint64_t rx[2], tx[2], runts[2], link_drops[2];
-	uint64_t lc_tx, lc_dropped, lc_rx_dropped_at_stop;
-	uint64_t mbufs_in_use;
-};
-
-static void
-read_counts(json_t *j, struct l2fwd_counts *c)
-{
-	unsigned int p;
-
-	for (p = 0; p < 2; p++) {
-		json_t *jp = l2t_report_port(j, p);
-
-		c->rx[p] = l2t_json_u64(jp, "rx");
-		c->tx[p] = l2t_json_u64(jp, "tx");
-		c->runts[p] = l2t_json_u64(jp, "runts");
-		c->link_drops[p] = l2t_json_u64(jp, "link_down_drops");
-	}
-	c->lc_tx = l2t_report_lcores_sum(j, "tx_packets");
-	c->lc_dropped = l2t_report_lcores_sum(j, "tx_dropped");
-	c->lc_rx_dropped_at_stop = l2t_report_lcores_sum(j, "rx_dropped_at_stop");
-	c->mbufs_in_use = l2t_json_u64(j, "mbufs_in_use");
-}
-
 /* Every packet testpmd handed to one port came out of the other. */
 static bool
-books_balance(const struct l2fwd_counts *c, const uint64_t peer_rx[2],
+books_balance(const struct l2t_counts *c, const uint64_t peer_rx[2],
 	      const uint64_t peer_tx[2])
 {
 	unsigned int p;
@@ -387,7 +362,7 @@ static json_t *
 forward(const char *mode, bool l2fwd_on_virtio)
 {
 	uint64_t peer_rx[2], peer_tx[2];
-	struct l2fwd_counts c;
+	struct l2t_counts c;
 	unsigned int waited;
 	const char *report;
 	json_t *j;
@@ -406,7 +381,7 @@ forward(const char *mode, bool l2fwd_on_virtio)
 	command(&testpmd, "start");
 	for (waited = 0;; waited += 100) {
 		j = l2t_report_request(&l2fwd, report, CMD_DEADLINE_S);
-		read_counts(j, &c);
+		l2t_report_counts(j, &c);
 		json_decref(j);
 		if (c.rx[0] >= MIN_TRAFFIC && c.rx[1] >= MIN_TRAFFIC)
 			break;
@@ -423,7 +398,7 @@ forward(const char *mode, bool l2fwd_on_virtio)
 	for (waited = 0;; waited += 50) {
 		peer_port_stats(peer_rx, peer_tx);
 		j = l2t_report_request(&l2fwd, report, CMD_DEADLINE_S);
-		read_counts(j, &c);
+		l2t_report_counts(j, &c);
 		json_decref(j);
 		if (books_balance(&c, peer_rx, peer_tx))
 			break;
@@ -457,7 +432,7 @@ forward(const char *mode, bool l2fwd_on_virtio)
 	}
 
 	j = l2t_report_load(report);
-	read_counts(j, &c);
+	l2t_report_counts(j, &c);
 	cr_expect(books_balance(&c, peer_rx, peer_tx),
 		  "the final report differs from the drained one");
 	cr_expect(c.runts[0] == 0 && c.runts[1] == 0, "runts from testpmd");
