@@ -23,8 +23,10 @@
 # Table on stdout, JSON in out/fwd-bench.json, raw runs in out/fwd-bench/.
 #
 #   FWD_SETUPS="null memif null2q"   setups to run (default these three;
-#                    virtio on request: it needs hugepages, reserved and
-#                    mounted here as root when there are too few)
+#                    virtio on request: it needs hugepages)
+#   BENCH_HUGE=0     --no-huge for every process (default: hugepages,
+#                    reserved and mounted by scripts/hugepages.sh when
+#                    root can; --no-huge when they cannot be had)
 #   FWD_RUNS=N       rounds (default 5)
 #   FWD_SECONDS=S    seconds of forwarding per run (default 5)
 #   FWD_ONLY=REGEX   only the variants whose name matches (default all)
@@ -45,7 +47,7 @@ source bench/lib.sh
 NULL_VDEVS=(--vdev=net_null0 --vdev=net_null1)
 MEMIF_BURSTS=${FWD_MEMIF_BURSTS:-32}	# circulating bursts per port: a ring full, the slower side sets the rate
 MEMIF_WEDGED_PPS=100000	# below this the loop did not run
-VIRTIO_HUGEPAGES=128	# 2 MB pages free for the peer and the forwarder
+HUGEPAGES=512	# 2 MB pages: testpmd -m 512 beside the memif peer's -m 256
 VIRTIO_VARIANTS='^(kicinski|testpmd-mac|testpmd-io)$'	# kicinski: the default policy
 STALL_LOAD=hold=10ms,period=50ms
 # name | l2fwd-sirq options, or testpmd forward mode
@@ -64,8 +66,7 @@ VARIANTS=(
 mkdir -p "$OUT"
 rm -f "$OUT"/*
 tmp=$(mktemp -d /tmp/fwd-bench.XXXXXX)
-# Hugepage files outlive their process (virtio): removed with the rest.
-trap 'bench_cleanup; rm -f /dev/hugepages/"$PREFIX"-*' EXIT
+trap bench_cleanup EXIT
 trap 'exit 130' INT TERM
 
 record() {	# setup variant tool round lcores json-fields...
@@ -89,7 +90,7 @@ run_l2fwd_null() {
 	local report=$OUT/$tag.json log=$OUT/$tag.log app=()
 	[ "$setup" = null2q ] && app=(--rxq 2)
 	# shellcheck disable=SC2046,SC2086 # lists of options
-	set -- "$L2FWD" $(null_eal "$setup") --no-huge -m 512 --no-pci "${NULL_VDEVS[@]}" \
+	set -- "$L2FWD" $(null_eal "$setup") $(eal_mem 512) --no-pci "${NULL_VDEVS[@]}" \
 		--file-prefix="$PREFIX-$round" \
 		-- -T 0 --duration "$SECONDS_PER_RUN" --report "$report" "${app[@]}" $opts
 	echo "   $*"
@@ -97,7 +98,7 @@ run_l2fwd_null() {
 	pid=$!
 	wait "$pid" || fail "$tag: l2fwd-sirq exited with $?; see $log"
 	pid=""
-	rm -rf /var/run/dpdk/"$PREFIX-$round"
+	dpdk_leftovers_rm "$PREFIX-$round"
 	record "$setup" "$name" l2fwd-sirq "$round" "$(null_lcores "$setup")" \
 		"\"report\": \"$report\""
 }
@@ -138,7 +139,8 @@ run_testpmd_null() {
 		eal=(--lcores=0@0,1@0,2@1)
 		app=(--nb-cores=2 --rxq=2 --txq=2)
 	fi
-	testpmd_open "$log" "$tmp/testpmd.in" "$TESTPMD" "${eal[@]}" --no-huge -m 512 --no-pci \
+	# shellcheck disable=SC2046 # eal_mem gives two or three arguments
+	testpmd_open "$log" "$tmp/testpmd.in" "$TESTPMD" "${eal[@]}" $(eal_mem 512) --no-pci \
 		"${NULL_VDEVS[@]}" --file-prefix="$PREFIX-$round" \
 		-- -i --forward-mode="$mode" --total-num-mbufs=16384 "${app[@]}"
 	t0=$(date +%s.%N)
@@ -151,7 +153,7 @@ run_testpmd_null() {
 		sleep 0.05
 	done
 	testpmd_close "$log"
-	rm -rf /var/run/dpdk/"$PREFIX-$round"
+	dpdk_leftovers_rm "$PREFIX-$round"
 	[ "$(grep -c 'forwards packets on' "$log")" -eq "$lcores" ] ||
 		fail "$tag: testpmd did not forward on $lcores lcore(s); see $log"
 	rx=$(grep -A1 'Accumulated forward statistics' "$log" |
@@ -188,7 +190,7 @@ run_testpmd_memif() {
 	local log=$OUT/$tag.log t0 t1 rx0 rx1
 	dir=$(mktemp -d "$tmp/$tag.XXXX")
 	# shellcheck disable=SC2046 # memif_vdevs gives two arguments
-	testpmd_open "$log" "$tmp/testpmd.in" "$TESTPMD" --lcores=0@0,1@1 --no-huge -m 512 \
+	testpmd_open "$log" "$tmp/testpmd.in" "$TESTPMD" --lcores=0@0,1@1 $(eal_mem 512) \
 		--no-pci $(memif_vdevs "$dir" server) --file-prefix="$PREFIX-$round" \
 		-- -i --forward-mode="$mode" --nb-cores=1 --total-num-mbufs=32768 \
 		--disable-link-check
@@ -204,7 +206,7 @@ run_testpmd_memif() {
 	sleep 0.2
 	peer_quit
 	testpmd_close "$log"
-	rm -rf /var/run/dpdk/"$PREFIX"-*
+	dpdk_leftovers_rm "$PREFIX-"
 	# The memif loop sometimes wedges at start-up (the forwarder gets a
 	# few thousand packets and no more); such a run is discarded, once.
 	if [ $((rx0 + rx1)) -lt $((MEMIF_WEDGED_PPS * SECONDS_PER_RUN)) ]; then
@@ -213,27 +215,6 @@ run_testpmd_memif() {
 	fi
 	record memif "$name" testpmd "$round" 1 \
 		"\"packets\": $((rx0 + rx1)), \"seconds\": $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.6f", b - a }'), \"log\": \"$log\""
-}
-
-# virtio: HUGEPAGES 2 MB pages free on /dev/hugepages, reserved and
-# mounted here if root can; virtio-user shares its memory with the
-# vhost-user backend, which --no-huge cannot.
-ensure_hugepages() {	# pages
-	local want=$1 free total
-	if ! grep -qs ' /dev/hugepages hugetlbfs ' /proc/mounts; then
-		echo "   mounting hugetlbfs on /dev/hugepages"
-		mkdir -p /dev/hugepages
-		mount -t hugetlbfs nodev /dev/hugepages || fail "cannot mount hugetlbfs"
-	fi
-	free=$(awk '/^HugePages_Free:/ { print $2 }' /proc/meminfo)
-	total=$(awk '/^HugePages_Total:/ { print $2 }' /proc/meminfo)
-	if [ "$free" -lt "$want" ]; then
-		echo "   reserving $((want - free)) more 2 MB hugepages"
-		echo $((total + want - free)) >/proc/sys/vm/nr_hugepages ||
-			fail "cannot reserve hugepages"
-		free=$(awk '/^HugePages_Free:/ { print $2 }' /proc/meminfo)
-		[ "$free" -ge "$want" ] || fail "$free hugepages free, $want wanted"
-	fi
 }
 
 # The vhost-user side: testpmd io-forwarding on CPU 0 between two
@@ -289,7 +270,7 @@ run_l2fwd_virtio() {
 	wait "$pid" || rc=$?
 	pid=""
 	peer_quit
-	rm -rf /var/run/dpdk/"$PREFIX"-* /dev/hugepages/"$PREFIX"-*
+	dpdk_leftovers_rm "$PREFIX-"
 	[ "$rc" -eq 0 ] || fail "$tag: l2fwd-sirq exited with $rc; see $log"
 	record virtio "$name" l2fwd-sirq "$round" 1 \
 		"\"report\": \"$OUT/$tag.end.json\", \"start_report\": \"$OUT/$tag.start.json\""
@@ -320,16 +301,19 @@ run_testpmd_virtio() {
 	echo "stop" >&4
 	testpmd_close "$log"
 	peer_quit
-	rm -rf /var/run/dpdk/"$PREFIX"-* /dev/hugepages/"$PREFIX"-*
+	dpdk_leftovers_rm "$PREFIX-"
 	[ $((rx0 + rx1)) -gt 0 ] || fail "$tag: testpmd forwarded no packets; see $log"
 	record virtio "$name" testpmd "$round" 1 \
 		"\"packets\": $((rx0 + rx1)), \"seconds\": $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.6f", b - a }'), \"log\": \"$log\""
 }
 
 echo "== fwd-bench: setups $SETUPS; ${#VARIANTS[@]} variants x $RUNS rounds x ${SECONDS_PER_RUN}s"
+bench_memory "$HUGEPAGES"
 start=$(date +%s)
 for setup in $SETUPS; do
-	case $setup in null | memif | null2q) ;; virtio) ensure_hugepages "$VIRTIO_HUGEPAGES" ;;
+	case $setup in null | memif | null2q) ;;
+	virtio) [ -n "$HUGE_DIR" ] ||
+		fail "virtio needs hugepages (virtio-user shares its memory with the vhost-user backend): run as root, or leave virtio out of FWD_SETUPS" ;;
 	*) fail "unknown setup '$setup' (null, memif, null2q, virtio)" ;; esac
 	for round in $(seq "$RUNS"); do
 		echo "== $setup: round $round/$RUNS"

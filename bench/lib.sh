@@ -22,6 +22,43 @@
 
 pid=""
 
+# EAL memory options of the benches' DPDK processes: hugepages, reserved
+# and mounted by scripts/hugepages.sh when it can (root), as deployments
+# run; --no-huge when it cannot, or when BENCH_HUGE=0 asks for it. Says
+# which. Sets HUGE_DIR (the hugetlbfs mount, empty without hugepages);
+# eal_mem MB prints the options for a process of MB megabytes.
+#   bench_memory PAGES
+HUGE_DIR=""
+bench_memory() {
+	local out
+	if [ "${BENCH_HUGE:-1}" = 0 ]; then
+		echo "   memory: --no-huge (BENCH_HUGE=0)"
+		return 0
+	fi
+	if out=$(./scripts/hugepages.sh "$1" 2>&1); then
+		HUGE_DIR=${out##*hugetlbfs at }
+		HUGE_DIR=${HUGE_DIR%%[:;]*}
+		echo "   memory: hugepages ($out)"
+	else
+		echo "   memory: --no-huge, no hugepages to be had ($out)"
+	fi
+}
+
+eal_mem() {
+	if [ -n "$HUGE_DIR" ]; then
+		echo "-m $1"
+	else
+		echo "--no-huge -m $1"
+	fi
+}
+
+# What the DPDK processes whose --file-prefix starts with STEM leave:
+# runtime directories and hugepage files.
+dpdk_leftovers_rm() {	# STEM
+	rm -rf /var/run/dpdk/"$1"*
+	[ -z "$HUGE_DIR" ] || rm -f "$HUGE_DIR"/"$1"*
+}
+
 fail() {
 	echo "$BENCH: $*" >&2
 	exit 1
@@ -35,7 +72,8 @@ bench_cleanup() {
 		kill -TERM "$pid" 2>/dev/null || true
 		wait "$pid" 2>/dev/null || true
 	fi
-	rm -rf "$tmp" /var/run/dpdk/"$PREFIX"-*
+	rm -rf "$tmp"
+	dpdk_leftovers_rm "$PREFIX-"
 }
 
 # l2fwd-sirq as the memif server on CPU 1, the peer injecting BURSTS per
@@ -49,7 +87,8 @@ l2fwd_memif_run() {
 	shift 3
 	mkdir "$dir"
 	# shellcheck disable=SC2046 # memif_vdevs gives two arguments
-	set -- "$L2FWD" -l 1 --no-huge -m 256 --no-pci $(memif_vdevs "$dir" server) \
+	# shellcheck disable=SC2046 # eal_mem gives two or three arguments
+	set -- "$L2FWD" -l 1 $(eal_mem 256) --no-pci $(memif_vdevs "$dir" server) \
 		--file-prefix="$PREFIX-l2fwd" -- -T 0 --report "$report" "$@"
 	echo "   $*"
 	stdbuf -oL "$@" >"$log" 2>&1 &
@@ -72,7 +111,7 @@ l2fwd_memif_run() {
 	kill -INT "$pid"
 	wait "$pid" || rc=$?
 	pid=""
-	rm -rf /var/run/dpdk/"$PREFIX"-*
+	dpdk_leftovers_rm "$PREFIX-"
 	[ "$rc" -eq 0 ] || fail "$tag: l2fwd-sirq exited with $rc; see $log"
 }
 
@@ -131,7 +170,8 @@ peer_start() {
 	rm -f "$dir/peer.in"
 	mkfifo "$dir/peer.in"
 	# shellcheck disable=SC2046 # memif_vdevs gives two arguments
-	stdbuf -oL "$TESTPMD" --lcores=0@0,1@0 --no-huge -m 256 --no-pci \
+	# shellcheck disable=SC2046 # eal_mem gives two or three arguments
+	stdbuf -oL "$TESTPMD" --lcores=0@0,1@0 $(eal_mem 256) --no-pci \
 		--file-prefix="$prefix" $(memif_vdevs "$dir" client) \
 		-- -i --forward-mode=io --burst=32 --total-num-mbufs=32768 \
 		<"$dir/peer.in" >"$log" 2>&1 &

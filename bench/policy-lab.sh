@@ -26,6 +26,8 @@
 #   LAB_SECONDS=S     seconds measured per run (default 10)
 #   LAB_STALL_LOAD, LAB_FLOOD_LOAD   --app-load of the scenarios
 #   LAB_OPTS="..."    more l2fwd-sirq options for every run
+#   BENCH_HUGE=0      --no-huge (default: hugepages when root can have
+#                     them, scripts/hugepages.sh; --no-huge otherwise)
 #
 # Default: about 10 minutes on 2 cores.
 set -euo pipefail
@@ -75,7 +77,8 @@ run_stall() {	# scenario policy tick_hz run
 run_flood() {	# policy run
 	local policy=$1 run=$2 tag=flood-$1-0-$2
 	local report=$OUT/$tag.json log=$OUT/$tag.log
-	set -- "$L2FWD" -l 1 --no-huge -m 256 --no-pci --vdev=net_null0 --vdev=net_null1 \
+	# shellcheck disable=SC2046 # eal_mem gives two or three arguments
+	set -- "$L2FWD" -l 1 $(eal_mem 256) --no-pci --vdev=net_null0 --vdev=net_null1 \
 		--file-prefix="$PREFIX-l2fwd" -- -T 0 --mode irq --policy "$policy" \
 		--app-load "$FLOOD_LOAD" --duration "$SECONDS_PER_RUN" --report "$report" \
 		"${EXTRA[@]}"
@@ -84,13 +87,14 @@ run_flood() {	# policy run
 	pid=$!
 	wait "$pid" || fail "$tag: l2fwd-sirq exited with $?; see $log"
 	pid=""
-	rm -rf /var/run/dpdk/"$PREFIX"-*
+	dpdk_leftovers_rm "$PREFIX-"
 	record flood "$policy" 0 "$run" "$report"
 }
 
 echo "== policy-lab: $SCENARIOS; policies $POLICIES; $RUNS runs x ${SECONDS_PER_RUN}s"
 echo "   stall load --app-load $STALL_LOAD, $BURSTS burst(s) per port circulating"
 echo "   flood load --app-load $FLOOD_LOAD, two net_null ports"
+bench_memory 256
 start=$(date +%s)
 for run in $(seq "$RUNS"); do
 	for scenario in $SCENARIOS; do

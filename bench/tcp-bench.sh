@@ -25,6 +25,8 @@
 #   TCP_POLICIES=...   (default "mainline ksoftirqd kicinski threaded")
 #   TCP_ROUNDS=N       stall runs per policy, alternating (default 1)
 #   TCP_APP_LOAD=SPEC  --app-load of the stall runs (default below)
+#   BENCH_HUGE=0       --no-huge (default: hugepages when root can have
+#                      them, scripts/hugepages.sh; --no-huge otherwise)
 #
 # Default: about 1.5 minutes on 2 cores. Root only.
 set -euo pipefail
@@ -45,6 +47,8 @@ TAP=tbtap$$
 NET=10.123.0
 PREFIX=tcp-bench-$$
 KERNEL_MAC=02:00:00:00:00:02
+BENCH=tcp-bench
+source bench/lib.sh	# bench_memory, eal_mem, dpdk_leftovers_rm
 server=""
 kserver=""
 
@@ -57,7 +61,7 @@ cleanup() {
 	[ -n "$server" ] && { kill -INT "$server" 2>/dev/null || true; wait "$server" 2>/dev/null || true; }
 	[ -n "$kserver" ] && { kill -TERM "$kserver" 2>/dev/null || true; wait "$kserver" 2>/dev/null || true; }
 	ip netns del "$NS" 2>/dev/null || true
-	rm -rf /var/run/dpdk/"$PREFIX"-*
+	dpdk_leftovers_rm "$PREFIX-"
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
@@ -76,7 +80,8 @@ start_server() {	# tag, tcp-echo options...
 	local tag=$1 i
 	shift
 	# Not through in_ns: $! must be tcp-echo itself (ip execs it).
-	ip netns exec "$NS" "$ECHO" -l 1 --no-huge -m 256 --no-pci --file-prefix="$PREFIX-$tag" \
+	# shellcheck disable=SC2046 # eal_mem gives two or three arguments
+	ip netns exec "$NS" "$ECHO" -l 1 $(eal_mem 256) --no-pci --file-prefix="$PREFIX-$tag" \
 		--vdev=net_tap0,iface="$TAP" -- --ip "$NET.1/24" -T 0 \
 		--report "$OUT/server-$tag.json" "$@" >"$OUT/server-$tag.log" 2>&1 &
 	server=$!
@@ -109,6 +114,7 @@ client() {	# json, client options...
 		fail "tcp-echo-client failed; $json"
 }
 
+bench_memory 128
 ip netns add "$NS"
 in_ns ip link set lo up
 echo "tcp-bench: namespace $NS, server $NET.1 (tcp-echo, lcore 1), client $NET.2 on CPU 0, rto_min $RTO_MIN"

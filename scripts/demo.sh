@@ -6,10 +6,13 @@
 #          threads each keeping the CPU 10 ms at random moments;
 #   flood  two net_null ports, two application threads that always run.
 # Then the same two scenarios in the simulator (sirq-sim, simulated time).
+# DPDK runs on hugepages, reserved and mounted by scripts/hugepages.sh as
+# root (the lab prints which memory it uses); without them, --no-huge.
 # Tables on stdout; JSON, tables and SVG plots in out/. About three
 # minutes after the build on 2 cores.
 #
 #   DEMO_DURATION=S   seconds per policy and scenario (default 8)
+#   BENCH_HUGE=0      --no-huge even where hugepages can be had
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
