@@ -687,6 +687,12 @@ struct sirq_lcore_stats {
 	uint64_t tx_done_cleanup_calls;
 	/** Packets those calls freed. */
 	uint64_t tx_done_cleanup_pkts;
+	/**
+	 * rte_eth_tx_burst() calls: one per queue at the end of each NAPI
+	 * poll that sent to it, one per full buffer, one per send outside
+	 * a poll.
+	 */
+	uint64_t tx_bursts;
 };
 
 /** Defaults: kernel values, poll mode, worker on the lcore's CPUs. */
@@ -713,8 +719,8 @@ int sirq_lcore_add_rx_queue(struct sirq_lcore *lc, uint16_t port,
 			    uint16_t queue, sirq_rx_fn_t fn, void *arg);
 
 /**
- * Add a TX queue to an lcore: packets given to sirq_tx() are buffered and
- * sent by NET_TX. Before launch only.
+ * Add a TX queue to an lcore, for sirq_tx() and its variants. Before
+ * launch only.
  *
  * @return the index for sirq_tx(), or -EINVAL for a bad port or queue,
  *   -ENOSPC beyond SIRQ_LCORE_MAX_TXQ, -ENOMEM.
@@ -723,9 +729,14 @@ int sirq_lcore_add_tx_queue(struct sirq_lcore *lc, uint16_t port,
 			    uint16_t queue);
 
 /**
- * Queue a packet for transmission (dev_queue_xmit()). NET_TX flushes the
- * buffer; a full buffer is flushed at once. A packet the TX ring refuses
- * is freed and counted in tx_dropped.
+ * Transmit a packet, as the kernel does inside a NAPI poll. From an Rx
+ * function the packet is buffered, and the end of the poll hands each
+ * queue's buffer to the PMD in one burst (XDP's flush at the end of the
+ * poll: one doorbell); a full buffer goes at once. Anywhere else (a
+ * tasklet, a timer, bottom halves off) it goes to the PMD before the call
+ * returns (dev_queue_xmit()). NET_TX does not transmit: it completes
+ * (sirq_tx_tracked()). A packet the TX ring refuses is freed and counted
+ * in tx_dropped.
  *
  * Call in the lcore's context: from a handler of its sirq_cpu, or
  * between sirq_bh_disable() and sirq_bh_enable() on the lcore's own
@@ -738,8 +749,8 @@ int sirq_tx(struct sirq_lcore *lc, unsigned int txq, struct rte_mbuf *m);
 
 /**
  * Queue a burst for transmission: as sirq_tx() for each of @p pkts in
- * order, with one context check and one raise for the burst, and full
- * buffers handed to the PMD on the way. Ownership of all @p n packets
+ * order, with one context check for the burst, and full buffers handed
+ * to the PMD on the way. Ownership of all @p n packets
  * passes to the library (a packet the TX ring refuses is freed and
  * counted in tx_dropped), so the return value is @p n.
  *

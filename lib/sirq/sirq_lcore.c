@@ -235,6 +235,7 @@ sirq_lcore_create(unsigned int lcore_id, const struct sirq_lcore_conf *conf)
 	lc->rx.cpu = lc->cpu;
 	lc->rx.lc = lc;
 	lc->rx.stats = &lc->stats;
+	lc->rx.tx = &lc->tx;
 	lc->rx.lcore_id = lcore_id;
 	lc->rx.weight = conf->napi_weight;
 	lc->rx.budget = conf->netdev_budget;

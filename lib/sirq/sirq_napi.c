@@ -335,7 +335,9 @@ napi_poll(struct sirq_rx *rx, struct sirq_napi *n)
 	sirq_stat_add(&rx->stats->rx_polls, 1);
 	if (got != 0) {
 		sirq_stat_add(&rx->stats->rx_packets, got);
+		sirq_tx_poll_begin(rx->tx);
 		n->fn(rx->lc, n->port, n->queue, pkts, (uint16_t)got, n->arg);
+		sirq_tx_poll_end(rx->tx);
 	}
 	return got;
 }

@@ -14,6 +14,7 @@
 #include <rte_power_intrinsics.h>
 
 #include "sirq.h"
+#include "sirq_tx.h"
 
 /* Largest NAPI weight: the size of the poll's burst array on the stack. */
 #define SIRQ_NAPI_WEIGHT_MAX 256
@@ -78,6 +79,7 @@ struct sirq_rx {
 	struct sirq_cpu *cpu;
 	struct sirq_lcore *lc;		/* handed to the rx functions */
 	struct sirq_lcore_stats *stats;
+	struct sirq_tx *tx;		/* flushed at the end of each poll */
 	unsigned int lcore_id;
 	uint16_t weight;
 	uint16_t budget;		/* netdev_budget */

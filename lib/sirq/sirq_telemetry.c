@@ -74,6 +74,7 @@ visit_counters(const struct sirq_lcore *lc, const struct sirq_stats *st,
 	emit(sink, "irq_rx_events", ls.irq_rx_events);
 	emit(sink, "worker_passes", ls.worker_passes);
 	emit(sink, "tx_packets", ls.tx_packets);
+	emit(sink, "tx_bursts", ls.tx_bursts);
 	emit(sink, "tx_dropped", ls.tx_dropped);
 	emit(sink, "tx_completions", ls.tx_completions);
 	emit(sink, "rx_dropped_at_stop", ls.rx_dropped_at_stop);

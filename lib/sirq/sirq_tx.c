@@ -1,7 +1,16 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 
 /*
- * Transmit: buffered TX queues flushed by NET_TX, and TX completion.
+ * Transmit, and TX completion.
+ *
+ * The kernel transmits inside the NAPI poll: dev_queue_xmit() from the
+ * stack, or XDP's redirect, whose flush at the end of the poll rings the
+ * doorbell once (xdp_do_flush()). NET_TX is not how packets leave; it
+ * runs qdisc reschedules and frees skbs completed in irq context. So
+ * here: what a NAPI poll sends is buffered and handed to the PMD at the
+ * poll's end, one burst per queue; a send anywhere else (a tasklet, a
+ * timer, bottom halves off) goes to the PMD at once. NET_TX only
+ * completes.
  *
  * The completion is learnt from the mbuf itself, which works with any
  * PMD: a tracked packet carries one extra reference of ours on every
@@ -56,6 +65,7 @@ sirq_tx_add_queue(struct sirq_tx *tx, uint16_t port, uint16_t queue,
 		return -ENOMEM;
 	q->port = port;
 	q->queue = queue;
+	q->index = tx->nb_txq;
 	tx->txq[tx->nb_txq] = q;
 	return tx->nb_txq++;
 }
@@ -107,6 +117,7 @@ txq_flush(struct sirq_tx *tx, struct sirq_txq *q)
 	if (unlikely(q->done == SIRQ_TXQ_DONE_UNKNOWN))
 		txq_probe_done(tx, q);
 	sent = rte_eth_tx_burst(q->port, q->queue, q->buffer, q->nb_buffered);
+	sirq_stat_add(&tx->stats->tx_bursts, 1);
 	sirq_stat_add(&tx->stats->tx_packets, sent);
 	if (unlikely(sent < q->nb_buffered)) {
 		sirq_stat_add(&tx->stats->tx_dropped, q->nb_buffered - sent);
@@ -117,14 +128,12 @@ txq_flush(struct sirq_tx *tx, struct sirq_txq *q)
 
 /*
  * Buffer @n packets, handing every full buffer to the PMD on the way.
- * A non-empty buffer always has NET_TX pending (it flushes the rest), so
- * the raise is needed only when packets stay in a buffer that was empty.
+ * In a NAPI poll the rest waits for the poll's end; elsewhere it goes now.
  */
 void
 sirq_txq_enqueue(struct sirq_tx *tx, struct sirq_txq *q,
 		 struct rte_mbuf *const *pkts, uint16_t n)
 {
-	bool was_empty = q->nb_buffered == 0;
 	uint16_t done = 0, room;
 
 	while (done < n) {
@@ -137,8 +146,33 @@ sirq_txq_enqueue(struct sirq_tx *tx, struct sirq_txq *q,
 		if (q->nb_buffered == SIRQ_TX_BURST)
 			txq_flush(tx, q);
 	}
-	if (was_empty && q->nb_buffered != 0)
-		sirq_raise_irqoff(tx->cpu, SIRQ_NET_TX);
+	if (q->nb_buffered == 0)
+		return;
+	if (tx->in_poll)
+		tx->dirty |= UINT64_C(1) << q->index;
+	else
+		txq_flush(tx, q);
+}
+
+/* A NAPI poll starts: its sends wait for its end. */
+void
+sirq_tx_poll_begin(struct sirq_tx *tx)
+{
+	tx->in_poll = true;
+}
+
+/* The poll's end: one burst per queue it sent to (xdp_do_flush()). */
+void
+sirq_tx_poll_end(struct sirq_tx *tx)
+{
+	uint64_t dirty = tx->dirty;
+
+	tx->in_poll = false;
+	tx->dirty = 0;
+	while (dirty != 0) {
+		txq_flush(tx, tx->txq[__builtin_ctzll(dirty)]);
+		dirty &= dirty - 1;
+	}
 }
 
 static inline uint32_t
@@ -246,7 +280,10 @@ txq_complete(struct sirq_tx *tx, struct sirq_txq *q)
 	}
 }
 
-/* net_tx_action(): flush every buffer, then complete what has left. */
+/*
+ * net_tx_action(): complete what has left. Nothing is buffered outside a
+ * NAPI poll, so there is nothing to flush.
+ */
 void
 sirq_net_tx_action(struct sirq_cpu *cpu, void *arg)
 {
@@ -255,12 +292,10 @@ sirq_net_tx_action(struct sirq_cpu *cpu, void *arg)
 
 	SIRQ_ASSERT_EXCLUSIVE(cpu, tx->lcore_id, "NET_TX");
 	for (i = 0; i < tx->nb_txq; i++)
-		txq_flush(tx, tx->txq[i]);
-	for (i = 0; i < tx->nb_txq; i++)
 		txq_complete(tx, tx->txq[i]);
 }
 
-/* At stop: send what is buffered. */
+/* At stop: send what is buffered (a poll cut short leaves none today). */
 void
 sirq_tx_drain(struct sirq_tx *tx)
 {

@@ -8,6 +8,7 @@
  * completion of tracked packets. Not installed.
  */
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "sirq.h"
@@ -34,10 +35,14 @@ enum sirq_txq_done {
 	SIRQ_TXQ_DONE_REFCOUNT,
 };
 
-/* One TX queue: the buffer NET_TX flushes, and the completions to watch. */
+/*
+ * One TX queue: the buffer a NAPI poll fills and flushes at its end, and
+ * the completions to watch.
+ */
 struct sirq_txq {
 	uint16_t port;
 	uint16_t queue;
+	uint16_t index;			/* in struct sirq_tx's txq[] */
 	uint16_t nb_buffered;
 	enum sirq_txq_done done;
 	uint64_t cleanup_ns;		/* last rte_eth_tx_done_cleanup() */
@@ -60,6 +65,13 @@ struct sirq_tx {
 	uint16_t nb_txq;
 	uint16_t nb_done_cleanup;	/* queues with SIRQ_TXQ_DONE_CLEANUP */
 	uint16_t nb_done_refcount;	/* queues with SIRQ_TXQ_DONE_REFCOUNT */
+	/*
+	 * A NAPI poll is running: its sends are buffered, and the poll's
+	 * end hands each buffer it filled (@dirty, a bit per queue) to the
+	 * PMD in one burst. Lock holder only.
+	 */
+	bool in_poll;
+	uint64_t dirty;
 	struct sirq_txq *txq[SIRQ_LCORE_MAX_TXQ];
 };
 
@@ -69,6 +81,8 @@ void sirq_txq_enqueue(struct sirq_tx *tx, struct sirq_txq *q,
 		      struct rte_mbuf *const *pkts, uint16_t n);
 int sirq_txq_track(struct sirq_txq *q, struct rte_mbuf *m,
 		   struct sirq_tx_tracker *t);
+void sirq_tx_poll_begin(struct sirq_tx *tx);
+void sirq_tx_poll_end(struct sirq_tx *tx);
 void sirq_hardirq_tx(struct sirq_tx *tx);
 void sirq_net_tx_action(struct sirq_cpu *cpu, void *arg);
 void sirq_tx_drain(struct sirq_tx *tx);

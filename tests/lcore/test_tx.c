@@ -20,6 +20,7 @@
 
 struct sender {
 	struct sirq_lcore *lc;
+	int port;
 	int txq;
 	struct sirq_tasklet tasklet;
 	struct sirq_tx_tracker tracker;
@@ -79,6 +80,7 @@ ring_port_lcore(struct sender *s)
 	lc = sirq_lcore_create(TEST_LCORE, &conf);
 	cr_assert(lc != NULL);
 	s->lc = lc;
+	s->port = port;
 	s->txq = sirq_lcore_add_tx_queue(lc, (uint16_t)port, 0);
 	cr_assert(s->txq >= 0);
 	sirq_tasklet_init(&s->tasklet, sender_push, s);
@@ -129,9 +131,10 @@ Test(lcore_tx, sirq_tx_outside_handlers_is_refused, .timeout = 30)
 
 	cr_assert_eq(on_test_lcore(tx_with_bh_off, &b), 0);
 	cr_expect_eq(b.ret, 0, "bottom halves off on the lcore is handler context");
-	cr_expect_eq(b.on_wire_before, 0, "buffered until NET_TX runs");
+	cr_expect_eq(b.on_wire_before, 1,
+		     "outside a NAPI poll a send goes to the PMD at once (dev_queue_xmit)");
 	cr_expect_eq(b.enable_ret, 0);
-	cr_expect_eq(b.on_wire_after, 1, "bh_enable ran NET_TX: sent");
+	cr_expect_eq(b.on_wire_after, 1);
 	cr_assert_eq(rte_ring_dequeue(wire, (void **)&m), 0);
 	rte_pktmbuf_free(m);
 	sirq_lcore_free(lc);
@@ -239,7 +242,7 @@ Test(lcore_tx, sirq_tx_burst_outside_handlers_takes_nothing, .timeout = 30)
 	cr_expect_eq(pool_in_use(), 0);
 }
 
-Test(lcore_tx, sirq_tx_burst_sends_full_buffers_at_once_and_the_rest_in_net_tx,
+Test(lcore_tx, sirq_tx_burst_outside_a_poll_sends_everything_before_it_returns,
      .timeout = 30)
 {
 	struct sender s = { 0 };
@@ -256,10 +259,10 @@ Test(lcore_tx, sirq_tx_burst_sends_full_buffers_at_once_and_the_rest_in_net_tx,
 	b.n = BURST_PKTS;
 	cr_assert_eq(on_test_lcore(tx_with_bh_off, &b), 0);
 	cr_expect_eq(b.ret, BURST_PKTS);
-	cr_expect_eq(b.on_wire_before, BURST_PKTS - BURST_PKTS % SIRQ_TX_BURST,
-		     "every full buffer went to the PMD at once");
+	cr_expect_eq(b.on_wire_before, BURST_PKTS,
+		     "full buffers and the rest went to the PMD in the call");
 	cr_expect_eq(b.enable_ret, 0);
-	cr_expect_eq(b.on_wire_after, BURST_PKTS, "NET_TX sent the rest");
+	cr_expect_eq(b.on_wire_after, BURST_PKTS);
 
 	n = rte_ring_dequeue_burst(wire, (void **)m, BURST_PKTS, NULL);
 	cr_assert_eq(n, BURST_PKTS);
@@ -268,7 +271,92 @@ Test(lcore_tx, sirq_tx_burst_sends_full_buffers_at_once_and_the_rest_in_net_tx,
 	rte_pktmbuf_free_bulk(m, n);
 	sirq_lcore_stats_get(lc, &ls);
 	cr_expect_eq(ls.tx_packets, BURST_PKTS);
+	cr_expect_eq(ls.tx_bursts, (BURST_PKTS + SIRQ_TX_BURST - 1) / SIRQ_TX_BURST,
+		     "one burst per full buffer, one for the rest");
 	cr_expect_eq(ls.tx_dropped, 0);
+	sirq_lcore_free(lc);
+	cr_expect_eq(pool_in_use(), 0);
+}
+
+/* An Rx function that sends every packet on, one sirq_tx() at a time. */
+struct poll_fwd {
+	int txq;
+	uint64_t polls;
+	uint64_t bursts_expected;	/* ceil(n / SIRQ_TX_BURST) per poll */
+	uint64_t left_during_poll;	/* packets that reached the wire in it */
+};
+
+static void
+forward_one_by_one(struct sirq_lcore *lc, uint16_t port, uint16_t queue,
+		   struct rte_mbuf **pkts, uint16_t n, void *arg)
+{
+	struct poll_fwd *f = arg;
+	struct sirq_lcore_stats before, after;
+	unsigned int i;
+
+	(void)port;
+	(void)queue;
+	sirq_lcore_stats_get(lc, &before);
+	for (i = 0; i < n; i++)
+		cr_assert_eq(sirq_tx(lc, (unsigned int)f->txq, pkts[i]), 0);
+	sirq_lcore_stats_get(lc, &after);
+	/* Full buffers have gone; the rest waits for the poll's end. */
+	f->left_during_poll += after.tx_packets - before.tx_packets -
+		(n - n % SIRQ_TX_BURST);
+	f->polls++;
+	f->bursts_expected += (n + SIRQ_TX_BURST - 1) / SIRQ_TX_BURST;
+}
+
+/*
+ * net/core/dev.c and the drivers: a NAPI poll transmits inside the poll
+ * (xdp_do_flush() at its end rings the doorbell once); NET_TX is not
+ * raised to send. A forwarding flood runs no NET_TX at all.
+ */
+Test(lcore_tx, a_napi_polls_sends_leave_in_one_burst_at_its_end_and_net_tx_never_runs,
+     .timeout = 30)
+{
+	struct sender s = { 0 };
+	struct sirq_lcore *lc = ring_port_lcore(&s);
+	struct poll_fwd f = { .txq = s.txq };
+	struct rte_ring *rx = rte_ring_lookup("rx");
+	struct rte_mbuf *m[BURST_PKTS];
+	struct sirq_lcore_stats ls;
+	struct sirq_stats st;
+	unsigned int round, n, i;
+
+	cr_assert(rx != NULL);
+	cr_assert_eq(sirq_lcore_add_rx_queue(lc, (uint16_t)s.port, 0,
+					     forward_one_by_one, &f), 0);
+	dispatcher_launch(lc);
+	for (round = 0; round < 20; round++) {
+		alloc_numbered(m, BURST_PKTS);
+		cr_assert_eq(rte_ring_enqueue_bulk(rx, (void **)m, BURST_PKTS,
+						   NULL), BURST_PKTS);
+		for (n = 0; n < BURST_PKTS;) {
+			unsigned int got = rte_ring_dequeue_burst(wire, (void **)m,
+								  BURST_PKTS - n, NULL);
+
+			for (i = 0; i < got; i++)
+				cr_expect_eq(*rte_pktmbuf_mtod(m[i], uint64_t *),
+					     n + i, "in order");
+			rte_pktmbuf_free_bulk(m, got);
+			n += got;
+			if (got == 0)
+				usleep(100);
+		}
+	}
+	dispatcher_join(lc);
+	sirq_lcore_stats_get(lc, &ls);
+	sirq_stats_get(sirq_lcore_cpu(lc), &st);
+
+	cr_expect_eq(f.left_during_poll, 0, "the rest left after the Rx function");
+	cr_expect_gt(f.polls, 0);
+	cr_expect_eq(ls.tx_bursts, f.bursts_expected,
+		     "one burst per full buffer and one per poll's rest");
+	cr_expect_eq(ls.tx_packets, 20 * BURST_PKTS);
+	cr_expect_eq(st.runs[SIRQ_NET_TX][SIRQ_CTX_INLINE] +
+		     st.runs[SIRQ_NET_TX][SIRQ_CTX_WORKER], 0,
+		     "NET_TX never ran: nothing to complete");
 	sirq_lcore_free(lc);
 	cr_expect_eq(pool_in_use(), 0);
 }
