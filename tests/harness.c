@@ -84,6 +84,14 @@ app_need_resched(void *ctx)
 	return __atomic_load_n(&h->app_wants_cpu, __ATOMIC_RELAXED);
 }
 
+static bool
+sched_marks_worker(void *ctx)
+{
+	const struct harness *h = ctx;
+
+	return __atomic_load_n(&h->sched_marks_worker, __ATOMIC_RELAXED);
+}
+
 void
 clock_set(struct harness *h, uint64_t ns)
 {
@@ -128,6 +136,7 @@ harness_init_params(struct harness *h, const struct sirq_params *p,
 		real_clock_ns : fake_clock_ns;
 	conf.ops.wake_worker = (flags & HARNESS_NO_WORKER) ? NULL : count_wake;
 	conf.ops.need_resched = app_need_resched;
+	conf.ops.worker_need_resched = sched_marks_worker;
 	conf.ops.kick = count_kick;
 	conf.ops.ctx = h;
 
@@ -241,19 +250,27 @@ stats(struct harness *h)
 unsigned int
 worker_run_until_sleep(struct harness *h, unsigned int max_calls)
 {
-	unsigned int i, yields = 0;
+	struct sirq_stats st;
+	uint64_t before = 0, after = 0;
+	unsigned int i, why;
 
+	sirq_stats_get(h->cpu, &st);
+	for (why = 0; why < SIRQ_EXIT_MAX; why++)
+		before += st.pass_exit[why][SIRQ_CTX_WORKER];
 	for (i = 0; i < max_calls; i++) {
-		enum sirq_worker_status st = sirq_worker_run(h->cpu);
+		enum sirq_worker_status ws = sirq_worker_run(h->cpu);
 
-		if (st == SIRQ_WORKER_SLEEP)
-			return yields;
-		cr_assert(eq(int, st, SIRQ_WORKER_YIELD),
-			  "sirq_worker_run returned %d", st);
-		yields++;
+		if (ws == SIRQ_WORKER_SLEEP)
+			break;
+		cr_assert(eq(int, ws, SIRQ_WORKER_YIELD),
+			  "sirq_worker_run returned %d", ws);
 	}
-	cr_fatal("worker still busy after %u calls", max_calls);
-	return yields;
+	if (i == max_calls)
+		cr_fatal("worker still busy after %u calls", max_calls);
+	sirq_stats_get(h->cpu, &st);
+	for (why = 0; why < SIRQ_EXIT_MAX; why++)
+		after += st.pass_exit[why][SIRQ_CTX_WORKER];
+	return (unsigned int)(after - before);
 }
 
 bool

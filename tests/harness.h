@@ -82,6 +82,7 @@ struct harness {
 	unsigned int wakes;		/* ops.wake_worker calls */
 	unsigned int kicks;		/* ops.kick calls */
 	bool app_wants_cpu;		/* what ops.need_resched answers */
+	bool sched_marks_worker;	/* what ops.worker_need_resched answers */
 	/*
 	 * Called once, from inside the next read of the fake clock: lets a
 	 * test land an event (a raise) at an exact point inside the engine.
@@ -145,7 +146,7 @@ const struct sirq_stats *stats(struct harness *h);
 /*
  * Act as the worker thread until it goes idle: call sirq_worker_run()
  * until SIRQ_WORKER_SLEEP (at most @p max_calls). Returns the number of
- * calls that returned SIRQ_WORKER_YIELD.
+ * softirq passes the worker ran (its pass_exit counters).
  */
 unsigned int worker_run_until_sleep(struct harness *h, unsigned int max_calls);
 

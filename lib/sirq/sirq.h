@@ -108,9 +108,12 @@ struct sirq_ops {
 	 */
 	void (*wake_worker)(void *ctx);
 	/**
-	 * Optional: does the application sharing this CPU want it now?
-	 * Called by whichever thread runs the loop (dispatcher or worker):
-	 * must be thread-safe.
+	 * Optional: need_resched() of the dispatcher's loop: is a thread
+	 * other than the one the dispatcher interrupted runnable and
+	 * waiting for this CPU? ORed with sirq_set_need_resched(). Called
+	 * by the dispatcher, and by any thread ending a bottom-half
+	 * section: must be thread-safe. Not asked in the worker: see
+	 * worker_need_resched.
 	 */
 	bool (*need_resched)(void *ctx);
 	/**
@@ -132,6 +135,15 @@ struct sirq_ops {
 	 * (ops.kick) instead of running it there. NULL: every thread is.
 	 */
 	bool (*is_local)(void *ctx);
+	/**
+	 * Optional: need_resched() of the worker's passes: has the scheduler
+	 * marked the worker to be switched out? In the kernel ksoftirqd's
+	 * pass ends on need_resched() only when the scheduler wants another
+	 * task on the CPU instead of ksoftirqd, not when an application
+	 * would like the CPU. A worker thread that the OS scheduler preempts
+	 * by itself needs none (NULL: never): its pass is paused, not ended.
+	 */
+	bool (*worker_need_resched)(void *ctx);
 	void *ctx;			/**< argument of every callback */
 };
 
@@ -204,7 +216,7 @@ enum sirq_irq_exit_result {
 
 /** What the worker thread should do after sirq_worker_run(). */
 enum sirq_worker_status {
-	SIRQ_WORKER_SLEEP = 0,	/**< went idle: wait for the next wake-up */
+	SIRQ_WORKER_SLEEP = 0,	/**< went idle (a pass may have drained everything first): wait for the next wake-up */
 	SIRQ_WORKER_YIELD,	/**< work remains: yield (cond_resched), call again */
 	SIRQ_WORKER_BUSY,	/**< the dispatcher holds the lock: yield, call again */
 	SIRQ_WORKER_EXIT,	/**< parked: leave the thread loop */
@@ -660,7 +672,7 @@ struct sirq_lcore_stats {
 	uint64_t budget_exhausted;	/**< ... of which packet budget */
 	uint64_t irq_sleeps;		/**< irq mode: sleeps */
 	uint64_t irq_rx_events;		/**< irq mode: Rx interrupts seen */
-	uint64_t worker_passes;		/**< worker loop passes */
+	uint64_t worker_passes;		/**< softirq loop passes sirqd ran */
 	uint64_t tx_packets;		/**< accepted by tx_burst */
 	uint64_t tx_dropped;		/**< refused by a full TX ring */
 	uint64_t tx_completions;	/**< tracked packets released by the PMD */

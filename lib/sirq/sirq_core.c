@@ -476,10 +476,27 @@ static const enum sirq_wake wake_for_exit[SIRQ_EXIT_MAX] = {
 	[SIRQ_EXIT_NEED_RESCHED] = SIRQ_WAKE_NEED_RESCHED,
 };
 
+/*
+ * need_resched() as the pass's context sees it. The dispatcher's: a
+ * thread other than the one it interrupted wants the CPU (the
+ * application's flag or ops.need_resched). The worker's: the scheduler
+ * wants the worker off the CPU (ops.worker_need_resched), which is not
+ * the application's wish: the kernel marks ksoftirqd only to switch it
+ * out, and an OS thread is switched out without being asked.
+ */
 static inline bool
-need_resched_yields(struct sirq_cpu *cpu, uint32_t pending)
+ctx_need_resched(const struct sirq_cpu *cpu, enum sirq_ctx ctx)
 {
-	return sirq_need_resched(cpu) &&
+	if (ctx == SIRQ_CTX_WORKER)
+		return cpu->ops.worker_need_resched != NULL &&
+			cpu->ops.worker_need_resched(cpu->ops.ctx);
+	return sirq_need_resched(cpu);
+}
+
+static inline bool
+need_resched_yields(struct sirq_cpu *cpu, enum sirq_ctx ctx, uint32_t pending)
+{
+	return ctx_need_resched(cpu, ctx) &&
 		cpu->policy->need_resched_yields(cpu, pending);
 }
 
@@ -492,19 +509,19 @@ need_resched_yields(struct sirq_cpu *cpu, uint32_t pending)
  * SIRQ_EXIT_DRAINED here means "restart".
  */
 static inline enum sirq_exit
-restart_or_exit(struct sirq_cpu *cpu, bool time_up, unsigned int *max_restart,
-		uint32_t pending)
+restart_or_exit(struct sirq_cpu *cpu, enum sirq_ctx ctx, bool time_up,
+		unsigned int *max_restart, uint32_t pending)
 {
 	if (time_up)
 		return SIRQ_EXIT_TIME;
 	if (cpu->policy->limits_before_need_resched) {
 		if (--*max_restart == 0)
 			return SIRQ_EXIT_RESTART;
-		if (need_resched_yields(cpu, pending))
+		if (need_resched_yields(cpu, ctx, pending))
 			return SIRQ_EXIT_NEED_RESCHED;
 		return SIRQ_EXIT_DRAINED;
 	}
-	if (need_resched_yields(cpu, pending))
+	if (need_resched_yields(cpu, ctx, pending))
 		return SIRQ_EXIT_NEED_RESCHED;
 	if (--*max_restart == 0)
 		return SIRQ_EXIT_RESTART;
@@ -542,7 +559,7 @@ do_softirq(struct sirq_cpu *cpu, enum sirq_ctx ctx)
 			why = SIRQ_EXIT_DRAINED;
 			break;
 		}
-		why = restart_or_exit(cpu, sirq_jiffies(cpu, now) >= end,
+		why = restart_or_exit(cpu, ctx, sirq_jiffies(cpu, now) >= end,
 				      &max_restart, pending);
 		if (why != SIRQ_EXIT_DRAINED)
 			break;
@@ -691,12 +708,22 @@ sirq_worker_run(struct sirq_cpu *cpu)
 		return SIRQ_WORKER_BUSY;
 	if (cpu->ops.worker_hardirq != NULL)
 		cpu->ops.worker_hardirq(cpu->ops.ctx);
-	if (__atomic_load_n(&cpu->pending, __ATOMIC_ACQUIRE) == 0) {
-		st = worker_go_idle(cpu);
-	} else {
-		do_softirq(cpu, SIRQ_CTX_WORKER);
-		st = SIRQ_WORKER_YIELD;
+	/*
+	 * run_ksoftirqd(): a pass if work is pending. Then, as the smpboot
+	 * thread's loop does, sleep at once if none is left, after the look
+	 * at the sources that the next call would make first.
+	 */
+	if (__atomic_load_n(&cpu->pending, __ATOMIC_ACQUIRE) != 0) {
+		if (do_softirq(cpu, SIRQ_CTX_WORKER) != SIRQ_EXIT_DRAINED) {
+			st = SIRQ_WORKER_YIELD;
+			goto out;
+		}
+		if (cpu->ops.worker_hardirq != NULL)
+			cpu->ops.worker_hardirq(cpu->ops.ctx);
 	}
+	st = __atomic_load_n(&cpu->pending, __ATOMIC_ACQUIRE) == 0 ?
+		worker_go_idle(cpu) : SIRQ_WORKER_YIELD;
+out:
 	exec_unlock(cpu);
 	return st;
 }

@@ -607,7 +607,15 @@ sirq_lcore_stop_all(void)
 void
 sirq_lcore_stats_get(const struct sirq_lcore *lc, struct sirq_lcore_stats *st)
 {
+	struct sirq_stats es;
+	unsigned int why;
+
 	sirq_counters_copy(st, &lc->stats, sizeof(*st));
+	/* The engine counts sirqd's passes by how they ended. */
+	sirq_stats_get(lc->cpu, &es);
+	st->worker_passes = 0;
+	for (why = 0; why < SIRQ_EXIT_MAX; why++)
+		st->worker_passes += es.pass_exit[why][SIRQ_CTX_WORKER];
 }
 
 void

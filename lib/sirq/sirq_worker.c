@@ -287,7 +287,6 @@ sirqd_main(void *arg)
 			 * switches when the scheduler has marked the task:
 			 * the scheduler preempts sirqd by itself.
 			 */
-			sirq_stat_add(&w->stats->worker_passes, 1);
 			if (w->qsbr != NULL)
 				rte_rcu_qsbr_quiescent(w->qsbr, w->qsbr_id);
 			break;
