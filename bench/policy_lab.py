@@ -21,7 +21,7 @@ import sys
 import time
 
 WAKE_REASONS = ("need_resched", "restart_limit", "time_limit", "handoff",
-                "explicit")
+                "explicit", "raise")
 COUNTERS = ("deferred_to_worker", "window_overrides", "stale_windows_ignored",
             "window_defer", "window_overload", "windows_closed_idle",
             "worker_passes", "lock_busy")

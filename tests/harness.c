@@ -92,6 +92,14 @@ sched_marks_worker(void *ctx)
 	return __atomic_load_n(&h->sched_marks_worker, __ATOMIC_RELAXED);
 }
 
+static bool
+caller_in_task(void *ctx)
+{
+	const struct harness *h = ctx;
+
+	return __atomic_load_n(&h->in_task, __ATOMIC_RELAXED);
+}
+
 void
 clock_set(struct harness *h, uint64_t ns)
 {
@@ -137,6 +145,7 @@ harness_init_params(struct harness *h, const struct sirq_params *p,
 	conf.ops.wake_worker = (flags & HARNESS_NO_WORKER) ? NULL : count_wake;
 	conf.ops.need_resched = app_need_resched;
 	conf.ops.worker_need_resched = sched_marks_worker;
+	conf.ops.in_task = caller_in_task;
 	conf.ops.kick = count_kick;
 	conf.ops.ctx = h;
 

@@ -289,3 +289,65 @@ Test(worker, unparked_worker_is_idle_and_can_be_woken_again)
 	cr_assert(eq(int, sirq_worker_state(h.cpu), SIRQ_WORKER_RUNNABLE));
 	harness_fini(&h);
 }
+
+/*
+ * raise_softirq_irqoff(): "if (!in_interrupt() && should_wake_ksoftirqd())
+ * wakeup_softirqd();". A raise in process context on the CPU wakes the
+ * worker and kicks nobody; under ksoftirqd the next irq_exit() then
+ * leaves the work to it.
+ */
+Test(worker, raise_softirq_in_process_context_wakes_ksoftirqd)
+{
+	struct harness h;
+	struct probe *rx;
+
+	harness_init(&h, SIRQ_POLICY_KSOFTIRQD);
+	rx = probe_register(&h, SIRQ_NET_RX);
+	h.in_task = true;
+	cr_assert(eq(int, sirq_raise(h.cpu, SIRQ_NET_RX), 0));
+	cr_assert(eq(uint, h.wakes, 1));
+	cr_assert(eq(uint, h.kicks, 0));
+	cr_assert(eq(u64, stats(&h)->wakeups[SIRQ_WAKE_RAISE], 1));
+	cr_assert(eq(int, sirq_worker_state(h.cpu), SIRQ_WORKER_RUNNABLE));
+	cr_assert(eq(int, sirq_irq_exit(h.cpu), SIRQ_IRQ_EXIT_DEFERRED));
+	cr_assert(eq(uint, worker_run_until_sleep(&h, 10), 1));
+	cr_assert(eq(u64, stats(&h)->runs[SIRQ_NET_RX][SIRQ_CTX_WORKER], 1));
+	cr_assert(eq(uint, rx->runs, 1));
+	harness_fini(&h);
+}
+
+/*
+ * in_interrupt(): a raise in the hardirq (or a pass, or with bottom halves
+ * off) wakes nobody; the irq_exit() that follows runs it.
+ */
+Test(worker, raise_softirq_in_interrupt_context_leaves_it_to_irq_exit)
+{
+	struct harness h;
+	struct probe *rx;
+
+	harness_init(&h, SIRQ_POLICY_KSOFTIRQD);
+	rx = probe_register(&h, SIRQ_NET_RX);
+	h.in_task = true;	/* the thread's, but it holds the lock */
+	cr_assert(sirq_irq_enter(h.cpu));
+	cr_assert(eq(int, sirq_raise(h.cpu, SIRQ_NET_RX), 0));
+	cr_assert(eq(uint, h.wakes, 0));
+	cr_assert(eq(int, sirq_irq_exit(h.cpu), SIRQ_IRQ_EXIT_RAN));
+	cr_assert(eq(uint, rx->runs, 1));
+	cr_assert(eq(u64, stats(&h)->runs[SIRQ_NET_RX][SIRQ_CTX_INLINE], 1));
+	harness_fini(&h);
+}
+
+/* Another CPU's thread cannot raise here; it interrupts (the kick, an IPI). */
+Test(worker, raise_from_another_cpu_kicks_and_wakes_nobody)
+{
+	struct harness h;
+
+	harness_init(&h, SIRQ_POLICY_KSOFTIRQD);
+	probe_register(&h, SIRQ_NET_RX);
+	h.in_task = false;
+	cr_assert(eq(int, sirq_raise(h.cpu, SIRQ_NET_RX), 0));
+	cr_assert(eq(uint, h.kicks, 1));
+	cr_assert(eq(uint, h.wakes, 0));
+	cr_assert(eq(int, sirq_irq_exit(h.cpu), SIRQ_IRQ_EXIT_RAN));
+	harness_fini(&h);
+}

@@ -144,6 +144,16 @@ struct sirq_ops {
 	 * by itself needs none (NULL: never): its pass is paused, not ended.
 	 */
 	bool (*worker_need_resched)(void *ctx);
+	/**
+	 * Optional: is the calling thread, which does not hold the
+	 * execution lock, in process context on this CPU (the kernel's
+	 * in_task())? sirq_raise() there wakes the worker, as
+	 * raise_softirq_irqoff() does outside interrupt context
+	 * (!in_interrupt() -> wakeup_softirqd()), instead of kicking the
+	 * dispatcher. NULL or false: the raise comes from an "interrupt"
+	 * or from another CPU's thread (the kernel's IPI) and kicks.
+	 */
+	bool (*in_task)(void *ctx);
 	void *ctx;			/**< argument of every callback */
 };
 
@@ -188,6 +198,7 @@ enum sirq_wake {
 	SIRQ_WAKE_NEED_RESCHED,	/**< a pass yielded to the application */
 	SIRQ_WAKE_HANDOFF,	/**< the policy hands all work to the worker */
 	SIRQ_WAKE_EXPLICIT,	/**< sirq_worker_wakeup() */
+	SIRQ_WAKE_RAISE,	/**< sirq_raise() in process context (ops.in_task) */
 	SIRQ_WAKE_MAX,
 };
 
@@ -349,7 +360,9 @@ int sirq_register(struct sirq_cpu *cpu, unsigned int vec,
  * Mark a vector pending (raise_softirq()). Safe from any thread.
  *
  * The time of the first raise since the vector last ran is kept for the
- * raise-to-run latency. If the mask was empty, ops.kick is called.
+ * raise-to-run latency. From process context on the CPU (ops.in_task) an
+ * idle worker is woken (SIRQ_WAKE_RAISE), as raise_softirq() does there;
+ * otherwise, if the mask was empty, ops.kick is called.
  *
  * @return 0, or -EINVAL if @p vec has no handler (nothing is marked).
  */

@@ -50,6 +50,7 @@ static const char *const wake_names[SIRQ_WAKE_MAX] = {
 	[SIRQ_WAKE_NEED_RESCHED] = "need_resched",
 	[SIRQ_WAKE_HANDOFF] = "handoff",
 	[SIRQ_WAKE_EXPLICIT] = "explicit",
+	[SIRQ_WAKE_RAISE] = "raise",
 };
 
 static const char *const window_names[SIRQ_WINDOW_MAX] = {
@@ -334,6 +335,23 @@ sirq_pending_drop(struct sirq_cpu *cpu, uint32_t mask)
  * a raise between taking the bits and running the handler is neither
  * left without a stamp nor counted twice.
  */
+static void wakeup_worker(struct sirq_cpu *cpu, enum sirq_wake why);
+
+/*
+ * raise_softirq_irqoff(): outside interrupt context (no lock: not in a
+ * hardirq, a pass or a bottom-half section) on the CPU itself, wake the
+ * worker. A worker that cannot be woken leaves it to the dispatcher.
+ */
+static inline bool
+raise_wakes_worker(struct sirq_cpu *cpu)
+{
+	return cpu->ops.in_task != NULL &&
+		!sirq_exec_lock_is_mine(cpu) &&
+		__atomic_load_n(&cpu->worker_state, __ATOMIC_RELAXED) !=
+			SIRQ_WORKER_PARKED &&
+		cpu->ops.in_task(cpu->ops.ctx);
+}
+
 static inline int
 mark_pending(struct sirq_cpu *cpu, unsigned int vec, bool kick)
 {
@@ -358,7 +376,11 @@ mark_pending(struct sirq_cpu *cpu, unsigned int vec, bool kick)
 	SIRQ_TRACE_SOFTIRQ_RAISE(cpu, vec);
 	bit = SIRQ_BIT(vec);
 	old = __atomic_fetch_or(&cpu->pending, bit, __ATOMIC_SEQ_CST);
-	if (kick && old == 0 && cpu->ops.kick != NULL)
+	if (!kick)
+		return 0;
+	if (raise_wakes_worker(cpu))
+		wakeup_worker(cpu, SIRQ_WAKE_RAISE);
+	else if (old == 0 && cpu->ops.kick != NULL)
 		cpu->ops.kick(cpu->ops.ctx);
 	return 0;
 }

@@ -80,6 +80,29 @@ lcore_is_local(void *ctx)
 	return rte_lcore_id() == lc->lcore_id;
 }
 
+/*
+ * Process context on the lcore's CPU: its own threads (the dispatcher
+ * outside its "hardirq", sirqd outside a pass), or a thread without an
+ * lcore id running on one of its CPUs (an application thread beside it).
+ * Another lcore's thread is another CPU.
+ */
+static bool
+lcore_in_task(void *ctx)
+{
+	struct sirq_lcore *lc = ctx;
+	unsigned int self = rte_lcore_id();
+	rte_cpuset_t cpus;
+	int where;
+
+	if (self == lc->lcore_id)
+		return true;
+	if (self != LCORE_ID_ANY)
+		return false;
+	where = sched_getcpu();
+	cpus = rte_lcore_cpuset(lc->lcore_id);
+	return where >= 0 && CPU_ISSET(where, &cpus);
+}
+
 static bool
 lcore_need_resched(void *ctx)
 {
@@ -212,6 +235,7 @@ sirq_lcore_create(unsigned int lcore_id, const struct sirq_lcore_conf *conf)
 	cc.ops.kick = lcore_kick;
 	cc.ops.worker_hardirq = lcore_worker_hardirq;
 	cc.ops.is_local = lcore_is_local;
+	cc.ops.in_task = lcore_in_task;
 	cc.ops.need_resched = conf->need_resched_fn != NULL ?
 		lcore_need_resched : NULL;
 	cc.ops.ctx = lc;

@@ -74,7 +74,7 @@
 #define NB_VECTORS 32
 #define NB_CTX 2
 #define NB_EXIT 4
-#define NB_WAKE 5
+#define NB_WAKE 6
 #define NB_WINDOW 2
 /* At most this many raises no run took: see the top of the file. */
 #define RAISES_NOT_RUN_MAX 2
@@ -90,7 +90,7 @@ static const char *const exit_names[NB_EXIT] = {
 	"drained", "restart_limit", "time_limit", "need_resched",
 };
 static const char *const wake_names[NB_WAKE] = {
-	"restart_limit", "time_limit", "need_resched", "handoff", "explicit",
+	"restart_limit", "time_limit", "need_resched", "handoff", "explicit", "raise",
 };
 static const char *const window_names[NB_WINDOW] = { "defer", "overload" };
 
