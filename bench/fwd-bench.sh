@@ -55,7 +55,7 @@ VARIANTS=(
 	"mainline|--policy mainline"
 	"ksoftirqd|--policy ksoftirqd"
 	"kicinski|--policy kicinski"
-	"threaded|--policy threaded"
+	"deferred|--policy deferred"
 	"kicinski+stall|--policy kicinski --app-load $STALL_LOAD"
 	"kicinski-nopi|--policy kicinski --worker-boost 0"
 	"testpmd-mac|mac"

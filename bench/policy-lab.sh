@@ -21,7 +21,7 @@
 # prints the tables and draws the plots (out/policy-lab-*.svg).
 #
 #   LAB_SCENARIOS="stall flood tick"   (default all three)
-#   LAB_POLICIES="mainline ksoftirqd kicinski threaded"
+#   LAB_POLICIES="mainline ksoftirqd kicinski deferred"
 #   LAB_RUNS=N        runs per policy (default 3)
 #   LAB_SECONDS=S     seconds measured per run (default 10)
 #   LAB_STALL_LOAD, LAB_FLOOD_LOAD   --app-load of the scenarios
@@ -34,7 +34,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 SCENARIOS=${LAB_SCENARIOS:-stall flood tick}
-POLICIES=${LAB_POLICIES:-mainline ksoftirqd kicinski threaded}
+POLICIES=${LAB_POLICIES:-mainline ksoftirqd kicinski deferred}
 RUNS=${LAB_RUNS:-3}
 SECONDS_PER_RUN=${LAB_SECONDS:-10}
 BURSTS=${LAB_BURSTS:-8}

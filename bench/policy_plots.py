@@ -45,10 +45,10 @@ import os
 import statistics
 import sys
 
-POLICY_ORDER = ["mainline", "ksoftirqd", "kicinski", "threaded"]
+POLICY_ORDER = ["mainline", "ksoftirqd", "kicinski", "deferred"]
 # One colour per policy, the same in every plot (colour-blind safe).
 COLOURS = {"mainline": "#0072b2", "ksoftirqd": "#d55e00",
-           "kicinski": "#009e73", "threaded": "#cc79a7"}
+           "kicinski": "#009e73", "deferred": "#cc79a7"}
 OTHER_COLOUR = "#555555"
 W, H = 640, 360          # SVG canvas
 ML, MR, MT, MB = 70, 20, 40, 50   # margins: room for axis labels

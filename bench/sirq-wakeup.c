@@ -9,7 +9,7 @@
  * raised from another thread itself, so its latency is the dispatcher
  * noticing the raise plus the handler call.
  *
- * Worker wake-up latency on real threads: under `threaded` every handler
+ * Worker wake-up latency on real threads: under `deferred` every handler
  * runs in sirqd, so the raise-to-run latency of a vector raised from
  * another thread is the dispatcher noticing the raise, the eventfd
  * wake-up of an idle sirqd, and its first pass. Measured for sirqd on
@@ -83,7 +83,7 @@ empty_iteration(unsigned int lcore)
 }
 
 /*
- * @policy threaded: every round wakes sirqd from its sleep; mainline: the
+ * @policy deferred: every round wakes sirqd from its sleep; mainline: the
  * dispatcher runs the handler inline.
  */
 static int
@@ -133,7 +133,7 @@ measure(unsigned int lcore, enum sirq_policy_id policy, enum sirq_mode mode,
 	lat = &st.latency[VEC_PING];
 	printf("%-9s %-5s %-15s %8" PRIu64 " %9.1f %9.1f %9.1f %9.1f %10.0f %8" PRIu64 "\n",
 	       sirq_policy_name(policy), mode == SIRQ_MODE_IRQ ? "irq" : "poll",
-	       policy == SIRQ_POLICY_THREADED ? worker_cpus : "-",
+	       policy == SIRQ_POLICY_DEFERRED ? worker_cpus : "-",
 	       lat->samples, (double)lat->sum_ns / (double)lat->samples / 1e3,
 	       sirq_latency_quantile(lat, 0.5) / 1e3,
 	       sirq_latency_quantile(lat, 0.99) / 1e3, lat->max_ns / 1e3,
@@ -175,10 +175,10 @@ main(int argc, char **argv)
 	       "mode", "sirqd on CPU", "samples", "mean us", "p50 us", "p99 us",
 	       "max us", "mean cyc", "wakeups");
 	ret = measure(lcore, SIRQ_POLICY_MAINLINE, SIRQ_MODE_POLL, same, rounds) ||
-		measure(lcore, SIRQ_POLICY_THREADED, SIRQ_MODE_POLL, same, rounds) ||
-		measure(lcore, SIRQ_POLICY_THREADED, SIRQ_MODE_POLL, other, rounds) ||
-		measure(lcore, SIRQ_POLICY_THREADED, SIRQ_MODE_IRQ, same, rounds) ||
-		measure(lcore, SIRQ_POLICY_THREADED, SIRQ_MODE_IRQ, other, rounds);
+		measure(lcore, SIRQ_POLICY_DEFERRED, SIRQ_MODE_POLL, same, rounds) ||
+		measure(lcore, SIRQ_POLICY_DEFERRED, SIRQ_MODE_POLL, other, rounds) ||
+		measure(lcore, SIRQ_POLICY_DEFERRED, SIRQ_MODE_IRQ, same, rounds) ||
+		measure(lcore, SIRQ_POLICY_DEFERRED, SIRQ_MODE_IRQ, other, rounds);
 	rte_eal_cleanup();
 	return ret ? 1 : 0;
 }

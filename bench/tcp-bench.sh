@@ -22,7 +22,7 @@
 #   TCP_CONNS=N        connections in the stall runs (default 8)
 #   TCP_RTO_MIN=T      rto_min of the namespace route (default 1ms: the
 #                      kernel then shows rto:8 in ss -ti, its jiffy floor)
-#   TCP_POLICIES=...   (default "mainline ksoftirqd kicinski threaded")
+#   TCP_POLICIES=...   (default "mainline ksoftirqd kicinski deferred")
 #   TCP_ROUNDS=N       stall runs per policy, alternating (default 1)
 #   TCP_APP_LOAD=SPEC  --app-load of the stall runs (default below)
 #   BENCH_HUGE=0       --no-huge (default: hugepages when root can have
@@ -35,7 +35,7 @@ cd "$(dirname "$0")/.."
 SECONDS_PER_RUN=${TCP_SECONDS:-10}
 CONNS=${TCP_CONNS:-8}
 RTO_MIN=${TCP_RTO_MIN:-1ms}
-POLICIES=${TCP_POLICIES:-"mainline ksoftirqd kicinski threaded"}
+POLICIES=${TCP_POLICIES:-"mainline ksoftirqd kicinski deferred"}
 ROUNDS=${TCP_ROUNDS:-1}
 YARD_SECONDS=5
 APP_LOAD=${TCP_APP_LOAD:-hold=10ms,period=50ms,threads=3}

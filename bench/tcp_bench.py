@@ -53,7 +53,7 @@ def main():
     a = ap.parse_args()
 
     rows = stall_rows(a.out)
-    order = [p for p in ("mainline", "ksoftirqd", "kicinski", "threaded") if p in rows]
+    order = [p for p in ("mainline", "ksoftirqd", "kicinski", "deferred") if p in rows]
     print("\nStall scenario: irq mode, app load %s on the server's CPU; "
           "%s connections, %s s per run, rto_min %s\n"
           % (a.app_load, a.conns, a.seconds, a.rto_min))

@@ -237,7 +237,7 @@ Test(api, policy_names_round_trip)
 		[SIRQ_POLICY_MAINLINE] = "mainline",
 		[SIRQ_POLICY_KSOFTIRQD] = "ksoftirqd",
 		[SIRQ_POLICY_KICINSKI] = "kicinski",
-		[SIRQ_POLICY_THREADED] = "threaded",
+		[SIRQ_POLICY_DEFERRED] = "deferred",
 	};
 	int id;
 
@@ -254,6 +254,8 @@ Test(api, unknown_policy_names_and_ids_are_rejected)
 	cr_assert(eq(int, sirq_policy_from_name("Mainline"), -EINVAL));
 	cr_assert(eq(int, sirq_policy_from_name("kicinski "), -EINVAL));
 	cr_assert(eq(int, sirq_policy_from_name("napi"), -EINVAL));
+	cr_assert(eq(int, sirq_policy_from_name("threaded"), SIRQ_POLICY_DEFERRED),
+		  "the old name of deferred");
 	cr_assert(eq(ptr, (void *)sirq_policy_name(SIRQ_POLICY_MAX), NULL));
 }
 

@@ -615,14 +615,14 @@ Test(kicinski, set_params_closes_an_open_window)
 	harness_fini(&h);
 }
 
-/* threaded: PREEMPT_RT, threaded NAPI */
+/* deferred: every vector in the worker */
 
-Test(threaded, irq_exit_hands_pending_work_to_an_idle_worker)
+Test(deferred, irq_exit_hands_pending_work_to_an_idle_worker)
 {
 	struct harness h;
 	struct probe *rx;
 
-	harness_init(&h, SIRQ_POLICY_THREADED);
+	harness_init(&h, SIRQ_POLICY_DEFERRED);
 	rx = probe_register(&h, SIRQ_NET_RX);
 
 	sirq_raise(h.cpu, SIRQ_NET_RX);
@@ -637,11 +637,11 @@ Test(threaded, irq_exit_hands_pending_work_to_an_idle_worker)
 	harness_fini(&h);
 }
 
-Test(threaded, runnable_worker_is_not_woken_again)
+Test(deferred, runnable_worker_is_not_woken_again)
 {
 	struct harness h;
 
-	harness_init(&h, SIRQ_POLICY_THREADED);
+	harness_init(&h, SIRQ_POLICY_DEFERRED);
 	probe_register(&h, SIRQ_NET_RX);
 
 	sirq_raise(h.cpu, SIRQ_NET_RX);
@@ -652,13 +652,13 @@ Test(threaded, runnable_worker_is_not_woken_again)
 	harness_fini(&h);
 }
 
-Test(threaded, every_handler_runs_in_the_worker_even_expedited_ones)
+Test(deferred, every_handler_runs_in_the_worker_even_expedited_ones)
 {
 	struct harness h;
 	struct probe *rx;
 	struct tprobe tp;
 
-	harness_init(&h, SIRQ_POLICY_THREADED);
+	harness_init(&h, SIRQ_POLICY_DEFERRED);
 	rx = probe_register(&h, SIRQ_NET_RX);
 	tprobe_init(&tp, &h, 100);
 
@@ -679,9 +679,9 @@ Test(threaded, every_handler_runs_in_the_worker_even_expedited_ones)
 	harness_fini(&h);
 }
 
-Test(threaded, without_a_worker_runs_inline)
+Test(deferred, without_a_worker_runs_inline)
 {
-	struct sirq_params p = harness_params(SIRQ_POLICY_THREADED);
+	struct sirq_params p = harness_params(SIRQ_POLICY_DEFERRED);
 	struct harness h;
 	struct probe *rx;
 

@@ -336,12 +336,12 @@ Test(threads, deferral_to_a_worker_thread_loses_no_raise_under_kicinski)
 	harness_fini(&r.h);
 }
 
-Test(threads, handoff_to_a_worker_thread_loses_no_raise_under_threaded)
+Test(threads, handoff_to_a_worker_thread_loses_no_raise_under_deferred)
 {
 	static struct race r;
 	unsigned int i;
 
-	run_race(&r, SIRQ_POLICY_THREADED, true, true);
+	run_race(&r, SIRQ_POLICY_DEFERRED, true, true);
 	assert_nothing_lost(&r);
 	stats(&r.h);
 	for (i = 0; i < RAISERS; i++) {

@@ -4,7 +4,7 @@
  * Ten million wake-ups of a real worker thread, each of which a single
  * lost wake-up would turn into a hang.
  *
- * Under `threaded` the worker alone runs handlers. Every round starts
+ * Under `deferred` the worker alone runs handlers. Every round starts
  * with the worker IDLE; the test thread (the dispatcher) raises a vector
  * once and calls sirq_irq_exit() until it is not BUSY, then waits for the
  * handler. Nobody raises or calls sirq_irq_exit() again, so the round
@@ -198,7 +198,7 @@ Test(wakeup, ten_million_worker_wakeups_lose_none, .timeout = 180)
 	struct sirq_stats st;
 	unsigned int w;
 
-	conf.params = harness_params(SIRQ_POLICY_THREADED);
+	conf.params = harness_params(SIRQ_POLICY_DEFERRED);
 	conf.ops.clock_ns = clock_ns;
 	conf.ops.wake_worker = wake_worker;
 	conf.ops.ctx = &t;

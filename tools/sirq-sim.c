@@ -1367,7 +1367,7 @@ usage(FILE *out, const char *prog)
 		"worker under an EEVDF-like scheduler. Prints a table per scenario\n"
 		"and tick_hz, a column per policy.\n"
 		"  --scenario LIST     stall, flood or all (default all)\n"
-		"  --policy LIST       mainline,ksoftirqd,kicinski,threaded or all (default all)\n"
+		"  --policy LIST       mainline,ksoftirqd,kicinski,deferred or all (default all)\n"
 		"  --tick-hz LIST      engine jiffies: 0 (exact TSC), 100, 250, 1000;\n"
 		"                      up to %u values (default 0)\n"
 		"  --duration-ms N     simulated time per run, 1..%u (default %u)\n"

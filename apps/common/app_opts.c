@@ -45,7 +45,7 @@ const struct app_opt app_common_opts[] = {
 	{ "help", 'h', "run", APP_OPT_FLAG_ON, COMMON(help), 0, 0, NULL,
 	  "this text", NULL, NULL },
 	{ "policy", 0, "sirq", APP_OPT_POLICY, PARAM(policy), 0, 0,
-	  "NAME", "mainline | ksoftirqd | kicinski | threaded", NULL, NULL },
+	  "NAME", "mainline | ksoftirqd | kicinski | deferred", NULL, NULL },
 	{ "mode", 0, "sirq", APP_OPT_MODE, LCORE(mode), 0, 0, "MODE",
 	  "poll (busy-poll) | irq (SCHED_FIFO, sleeps until Rx or a tick)",
 	  NULL, NULL },

@@ -77,10 +77,19 @@ enum sirq_policy_id {
 	SIRQ_POLICY_KSOFTIRQD,
 	/** The Dec 2022 patches: the worker is respected only for a window. */
 	SIRQ_POLICY_KICINSKI,
-	/** PREEMPT_RT / threaded NAPI: all work runs in the worker. */
-	SIRQ_POLICY_THREADED,
+	/**
+	 * Every vector deferred to the worker, with the kernel's limits:
+	 * the dispatcher only notices and raises. No kernel runs this way
+	 * (PREEMPT_RT runs softirqs where bottom halves are enabled again,
+	 * e.g. the irq thread; threaded NAPI polls without the limits): it
+	 * is the far end of "let ksoftirqd do its job". Was "threaded".
+	 */
+	SIRQ_POLICY_DEFERRED,
 	SIRQ_POLICY_MAX,
 };
+
+/** Deprecated name of SIRQ_POLICY_DEFERRED. */
+#define SIRQ_POLICY_THREADED SIRQ_POLICY_DEFERRED
 
 /** Tunables of one CPU; sirq_params_default() gives the kernel's values. */
 struct sirq_params {
@@ -293,6 +302,8 @@ const char *sirq_policy_name(enum sirq_policy_id id);
 
 /**
  * Policy by name.
+ *
+ * "threaded", the name of "deferred" until issue 13, is still taken.
  *
  * @return the policy id, or -EINVAL if @p name names no policy.
  */

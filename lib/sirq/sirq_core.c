@@ -610,7 +610,7 @@ run_or_defer(struct sirq_cpu *cpu, uint32_t pending)
 	uint64_t now_j = sirq_jiffies(cpu, sirq_clock(cpu));
 
 	if (cpu->policy->worker_should_handle(cpu, pending, now_j)) {
-		/* threaded: the worker may still be asleep. */
+		/* deferred: the worker may still be asleep. */
 		wakeup_worker(cpu, SIRQ_WAKE_HANDOFF);
 		return SIRQ_IRQ_EXIT_DEFERRED;
 	}

@@ -101,13 +101,14 @@ kicinski_work_left(struct sirq_cpu *cpu, enum sirq_exit why, uint64_t now_j)
 }
 
 /*
- * PREEMPT_RT and threaded NAPI: the dispatcher only notices and raises;
- * every handler runs in the worker. A parked worker (or none at all)
+ * deferred: the dispatcher only notices and raises; every handler runs in
+ * the worker, with the kernel's limits. Neither PREEMPT_RT nor threaded
+ * NAPI (see sirq.h): the far end of "let ksoftirqd do its job". A parked worker (or none at all)
  * leaves the dispatcher to do it, as the kernel migrates the work of a
  * CPU going down.
  */
 static bool
-threaded_should_handle(struct sirq_cpu *cpu, uint32_t pending, uint64_t now_j)
+deferred_should_handle(struct sirq_cpu *cpu, uint32_t pending, uint64_t now_j)
 {
 	(void)pending;
 	(void)now_j;
@@ -135,9 +136,9 @@ static const struct sirq_policy policy_kicinski = {
 	.work_left = kicinski_work_left,
 };
 
-static const struct sirq_policy policy_threaded = {
-	.name = "threaded",
-	.worker_should_handle = threaded_should_handle,
+static const struct sirq_policy policy_deferred = {
+	.name = "deferred",
+	.worker_should_handle = deferred_should_handle,
 	.need_resched_yields = need_resched_always_yields,
 };
 
@@ -145,7 +146,7 @@ const struct sirq_policy *const sirq_policies[SIRQ_POLICY_MAX] = {
 	[SIRQ_POLICY_MAINLINE] = &policy_mainline,
 	[SIRQ_POLICY_KSOFTIRQD] = &policy_ksoftirqd,
 	[SIRQ_POLICY_KICINSKI] = &policy_kicinski,
-	[SIRQ_POLICY_THREADED] = &policy_threaded,
+	[SIRQ_POLICY_DEFERRED] = &policy_deferred,
 };
 
 const char *
@@ -166,5 +167,8 @@ sirq_policy_from_name(const char *name)
 	for (i = 0; i < SIRQ_POLICY_MAX; i++)
 		if (strcmp(name, sirq_policies[i]->name) == 0)
 			return (int)i;
+	/* The name "deferred" had until issue 13, kept for configurations. */
+	if (strcmp(name, "threaded") == 0)
+		return SIRQ_POLICY_DEFERRED;
 	return -EINVAL;
 }

@@ -504,7 +504,7 @@ ParameterizedTestParameters(l2fwd_pcap, forwards_every_frame_exactly)
 {
 	static struct fwd_case cases[] = {
 		CASES("mainline"), CASES("ksoftirqd"), CASES("kicinski"),
-		CASES("threaded"),
+		CASES("deferred"),
 	};
 
 	return cr_make_param_array(struct fwd_case, cases,
@@ -676,9 +676,9 @@ ParameterizedTestParameters(l2fwd_pcap, plain_l2fwd_command_line_forwards_every_
 {
 	static struct holdout_case cases[] = {
 		{ "mainline", false }, { "ksoftirqd", false },
-		{ "kicinski", false }, { "threaded", false },
+		{ "kicinski", false }, { "deferred", false },
 		{ "mainline", true }, { "ksoftirqd", true },
-		{ "kicinski", true }, { "threaded", true },
+		{ "kicinski", true }, { "deferred", true },
 	};
 
 	return cr_make_param_array(struct holdout_case, cases,

@@ -61,9 +61,9 @@ every_policy_and_mode(void)
 {
 	static struct flood_case cases[] = {
 		{ "mainline", "poll" }, { "ksoftirqd", "poll" },
-		{ "kicinski", "poll" }, { "threaded", "poll" },
+		{ "kicinski", "poll" }, { "deferred", "poll" },
 		{ "mainline", "irq" }, { "ksoftirqd", "irq" },
-		{ "kicinski", "irq" }, { "threaded", "irq" },
+		{ "kicinski", "irq" }, { "deferred", "irq" },
 	};
 
 	return cr_make_param_array(struct flood_case, cases,
@@ -155,7 +155,7 @@ ParameterizedTestParameters(l2fwd_run, signal_during_a_flood_exits_cleanly)
 {
 	static struct signal_case cases[] = {
 		{ SIGINT, "kicinski", "poll" }, { SIGTERM, "kicinski", "poll" },
-		{ SIGINT, "ksoftirqd", "irq" }, { SIGTERM, "threaded", "irq" },
+		{ SIGINT, "ksoftirqd", "irq" }, { SIGTERM, "deferred", "irq" },
 	};
 
 	return cr_make_param_array(struct signal_case, cases,

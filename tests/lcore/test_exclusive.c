@@ -241,7 +241,7 @@ on_timer(struct rte_timer *t, void *arg)
 	__atomic_store_n(&s->fired, 1, __ATOMIC_RELEASE);
 }
 
-Test(lcore_exclusive, threaded_policy_runs_the_lcores_timers_in_sirqd,
+Test(lcore_exclusive, deferred_policy_runs_the_lcores_timers_in_sirqd,
      .timeout = 60)
 {
 	struct sirq_lcore_conf conf;
@@ -251,7 +251,7 @@ Test(lcore_exclusive, threaded_policy_runs_the_lcores_timers_in_sirqd,
 
 	eal_start(NULL);
 	sirq_lcore_conf_default(&conf);
-	conf.params.policy = SIRQ_POLICY_THREADED;
+	conf.params.policy = SIRQ_POLICY_DEFERRED;
 	timer_lc = sirq_lcore_create(TEST_LCORE, &conf);
 	cr_assert(timer_lc != NULL);
 	rte_timer_init(&tim);

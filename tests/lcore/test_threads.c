@@ -172,17 +172,17 @@ Test(lcore_threads, dispatcher_without_an_app_slice_sleeps_while_sirqd_works,
 	sirq_lcore_free(lc);
 }
 
-Test(lcore_threads, threaded_runs_nothing_on_the_dispatcher, .timeout = 30)
+Test(lcore_threads, deferred_runs_nothing_on_the_dispatcher, .timeout = 30)
 {
 	struct starve_result r;
 
-	run_starvation(SIRQ_POLICY_THREADED, &r);
+	run_starvation(SIRQ_POLICY_DEFERRED, &r);
 	cr_expect_gt(worker_runs(&r.after), 0);
 	cr_expect_eq(inline_runs(&r.after), 0);
 }
 
 /*
- * Every round needs a wake-up of an idle sirqd (threaded: it alone runs
+ * Every round needs a wake-up of an idle sirqd (deferred: it alone runs
  * handlers): one lost wake-up leaves the round waiting forever, and the
  * test's timeout fails it.
  */
@@ -205,7 +205,7 @@ Test(lcore_threads, no_wakeup_is_lost, .timeout = 120)
 
 	eal_start(NULL);
 	sirq_lcore_conf_default(&conf);
-	conf.params.policy = SIRQ_POLICY_THREADED;
+	conf.params.policy = SIRQ_POLICY_DEFERRED;
 	conf.worker_cpus = "0";
 	lc = sirq_lcore_create(TEST_LCORE, &conf);
 	cr_assert(lc != NULL);
@@ -227,7 +227,7 @@ Test(lcore_threads, no_wakeup_is_lost, .timeout = 120)
 	sirq_lcore_free(lc);
 }
 
-/* The lcore id the handler ran with, from sirqd under threaded. */
+/* The lcore id the handler ran with, from sirqd under deferred. */
 static unsigned int handler_lcore_id = RTE_MAX_LCORE;
 
 static void
@@ -248,7 +248,7 @@ worker_lcore_id(bool worker_register)
 
 	eal_start(NULL);
 	sirq_lcore_conf_default(&conf);
-	conf.params.policy = SIRQ_POLICY_THREADED;
+	conf.params.policy = SIRQ_POLICY_DEFERRED;
 	conf.worker_register = worker_register;
 	lc = sirq_lcore_create(TEST_LCORE, &conf);
 	cr_assert(lc != NULL);

@@ -475,7 +475,7 @@ stress_wakeup(uint64_t rounds)
 	struct cpu_ctx c;
 	uint64_t r, deadline;
 
-	cpu_start(&c, SIRQ_POLICY_THREADED, "wakeup");
+	cpu_start(&c, SIRQ_POLICY_DEFERRED, "wakeup");
 	sirq_register(c.cpu, VEC_FIRST, count_round, NULL, "ROUND");
 	for (r = 1; r <= rounds; r++) {
 		deadline = now_ns() + DRAIN_TIMEOUT_NS;
