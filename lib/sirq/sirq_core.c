@@ -152,14 +152,22 @@ sirq_clock(const struct sirq_cpu *cpu)
 	return cpu->ops.clock_ns(cpu->ops.ctx);
 }
 
+/* jiffies, for the policies. */
+uint64_t
+sirq_jiffies_now(const struct sirq_cpu *cpu)
+{
+	return sirq_jiffies(cpu, sirq_clock(cpu));
+}
+
 static void
 apply_params(struct sirq_cpu *cpu, const struct sirq_params *p)
 {
 	cpu->params = *p;
 	cpu->policy = sirq_policies[p->policy];
 	cpu->tick_ns = p->tick_hz ? NSEC_PER_SEC / p->tick_hz : 0;
-	cpu->window_end = 0;
-	cpu->stale_end = 0;
+	memset(&cpu->pstate, 0, sizeof(cpu->pstate));
+	if (cpu->policy->reset != NULL)
+		cpu->policy->reset(cpu);
 }
 
 size_t
@@ -440,17 +448,6 @@ sirq_worker_wakeup(struct sirq_cpu *cpu)
 	wakeup_worker(cpu, SIRQ_WAKE_EXPLICIT);
 }
 
-void
-sirq_window_open(struct sirq_cpu *cpu, enum sirq_window kind, uint64_t now_j)
-{
-	uint64_t len = kind == SIRQ_WINDOW_DEFER ?
-		cpu->params.defer_window_ns : cpu->params.overload_window_ns;
-
-	cpu->window_end = now_j + sirq_span(cpu, len);
-	cpu->stale_end = 0;
-	sirq_stat_add(&cpu->stats.windows_opened[kind], 1);
-	SIRQ_TRACE_WINDOW_OPEN(cpu, kind, cpu->window_end);
-}
 
 static void
 record_latency(struct sirq_cpu *cpu, unsigned int vec, uint64_t ns)
@@ -682,20 +679,8 @@ worker_go_idle(struct sirq_cpu *cpu)
 					 __ATOMIC_SEQ_CST, __ATOMIC_RELAXED))
 		return SIRQ_WORKER_EXIT;	/* parked meanwhile */
 
-	/*
-	 * A drained worker must not keep deferring the dispatcher: the
-	 * limit was about a worker that had work (the stale-limit remark
-	 * in the review of the patches).
-	 */
-	if (cpu->window_end != 0) {
-		uint64_t now_j = sirq_jiffies(cpu, sirq_clock(cpu));
-
-		if (now_j < cpu->window_end) {
-			cpu->stale_end = cpu->window_end;
-			sirq_stat_add(&cpu->stats.windows_closed_idle, 1);
-		}
-		cpu->window_end = 0;
-	}
+	if (cpu->policy->worker_idle != NULL)
+		cpu->policy->worker_idle(cpu);
 
 	/* Pairs with the dispatcher's raise-then-look: nobody sleeps on work. */
 	if (__atomic_load_n(&cpu->pending, __ATOMIC_SEQ_CST) != 0) {

@@ -50,6 +50,23 @@ ksoftirqd_should_handle(struct sirq_cpu *cpu, uint32_t pending, uint64_t now_j)
 }
 
 /*
+ * kicinski's window: the patch's overload_limit, set when a pass leaves
+ * work (2 ms after a need_resched deferral, 100 ms after exhaustion).
+ */
+static void
+kicinski_window_open(struct sirq_cpu *cpu, enum sirq_window kind,
+		     uint64_t now_j)
+{
+	uint64_t len = kind == SIRQ_WINDOW_DEFER ?
+		cpu->params.defer_window_ns : cpu->params.overload_window_ns;
+
+	cpu->pstate.kicinski.window_end = now_j + sirq_span(cpu, len);
+	cpu->pstate.kicinski.stale_end = 0;
+	sirq_stat_add(&cpu->stats.windows_opened[kind], 1);
+	SIRQ_TRACE_WINDOW_OPEN(cpu, kind, cpu->pstate.kicinski.window_end);
+}
+
+/*
  * The Dec 2022 patches: as ksoftirqd, but a runnable worker is respected
  * only until the window opened by the last deferral ends (2 ms after a
  * need_resched deferral, 100 ms after exhaustion). A worker that the
@@ -58,25 +75,27 @@ ksoftirqd_should_handle(struct sirq_cpu *cpu, uint32_t pending, uint64_t now_j)
 static bool
 kicinski_should_handle(struct sirq_cpu *cpu, uint32_t pending, uint64_t now_j)
 {
+	struct sirq_kicinski_state *k = &cpu->pstate.kicinski;
+
 	if (pending & cpu->params.expedited_mask)
 		return false;
 	if (!sirq_worker_runnable(cpu))
 		return false;
 
-	if (cpu->window_end == 0) {
+	if (k->window_end == 0) {
 		/*
 		 * The worker went idle since the last window and was woken
 		 * for something else: the old limit no longer describes it.
 		 */
-		if (now_j < cpu->stale_end)
+		if (now_j < k->stale_end)
 			sirq_stat_add(&cpu->stats.stale_windows_ignored, 1);
 		return false;
 	}
-	if (now_j < cpu->window_end)
+	if (now_j < k->window_end)
 		return true;
 
 	/* The window is over: take the work back, once per window. */
-	cpu->window_end = 0;
+	k->window_end = 0;
 	sirq_stat_add(&cpu->stats.window_overrides, 1);
 	SIRQ_TRACE_WINDOW_OVERRIDE(cpu);
 	return false;
@@ -96,8 +115,27 @@ kicinski_need_resched_yields(const struct sirq_cpu *cpu, uint32_t pending)
 static void
 kicinski_work_left(struct sirq_cpu *cpu, enum sirq_exit why, uint64_t now_j)
 {
-	sirq_window_open(cpu, why == SIRQ_EXIT_NEED_RESCHED ?
-			 SIRQ_WINDOW_DEFER : SIRQ_WINDOW_OVERLOAD, now_j);
+	kicinski_window_open(cpu, why == SIRQ_EXIT_NEED_RESCHED ?
+			     SIRQ_WINDOW_DEFER : SIRQ_WINDOW_OVERLOAD, now_j);
+}
+
+/*
+ * A drained worker must not keep deferring the dispatcher: the limit was
+ * about a worker that had work (the stale-limit remark in the review of
+ * the patches).
+ */
+static void
+kicinski_worker_idle(struct sirq_cpu *cpu)
+{
+	struct sirq_kicinski_state *k = &cpu->pstate.kicinski;
+
+	if (k->window_end == 0)
+		return;
+	if (sirq_jiffies_now(cpu) < k->window_end) {
+		k->stale_end = k->window_end;
+		sirq_stat_add(&cpu->stats.windows_closed_idle, 1);
+	}
+	k->window_end = 0;
 }
 
 /*
@@ -134,6 +172,7 @@ static const struct sirq_policy policy_kicinski = {
 	.worker_should_handle = kicinski_should_handle,
 	.need_resched_yields = kicinski_need_resched_yields,
 	.work_left = kicinski_work_left,
+	.worker_idle = kicinski_worker_idle,
 };
 
 static const struct sirq_policy policy_deferred = {

@@ -34,6 +34,12 @@ struct sirq_action {
 	char name[SIRQ_NAME_LEN];
 };
 
+/* kicinski's window (sirq_policy.c). */
+struct sirq_kicinski_state {
+	uint64_t window_end;		/* overload_limit; 0 = no window open */
+	uint64_t stale_end;		/* of a window closed by the worker going idle */
+};
+
 /*
  * One CPU. Data is CPU local, as in kernel/softirq.c: the first cache line
  * is what raisers on other threads touch; everything after it is owned by
@@ -57,10 +63,10 @@ struct sirq_cpu {
 	/* A pass of the loop is running on the lock owner (in_serving_softirq). */
 	bool serving;
 
-	/* kicinski's overload_limit; 0 = no window open. */
-	uint64_t window_end;
-	/* Deadline of a window closed by the worker going idle. */
-	uint64_t stale_end;
+	/* The policy's own state (struct sirq_policy's hooks own it). */
+	union {
+		struct sirq_kicinski_state kicinski;
+	} pstate;
 
 	/* The lock was taken by sirq_irq_enter(); sirq_irq_exit() drops it. */
 	bool hardirq;
@@ -103,6 +109,10 @@ struct sirq_policy {
 	/* Optional: a pass ended with work left, for @why, at @now_j. */
 	void (*work_left)(struct sirq_cpu *cpu, enum sirq_exit why,
 			  uint64_t now_j);
+	/* Optional: the worker found nothing to do and goes idle. */
+	void (*worker_idle)(struct sirq_cpu *cpu);
+	/* Optional: the parameters were (re)applied: forget the state. */
+	void (*reset)(struct sirq_cpu *cpu);
 };
 
 extern const struct sirq_policy *const sirq_policies[SIRQ_POLICY_MAX];
@@ -181,8 +191,7 @@ sirq_self_token(void)
 	return (uintptr_t)&sirq_thread_token;
 }
 
-void sirq_window_open(struct sirq_cpu *cpu, enum sirq_window kind,
-		      uint64_t now_j);
+uint64_t sirq_jiffies_now(const struct sirq_cpu *cpu);
 uint64_t sirq_span(const struct sirq_cpu *cpu, uint64_t ns);
 
 void sirq_pending_drop(struct sirq_cpu *cpu, uint32_t mask);
