@@ -182,7 +182,7 @@ Test(api, params_default_are_the_kernels_values)
 	cr_assert(eq(u64, p.overload_window_ns, MS(100)));
 	cr_assert(eq(u32, p.expedited_mask,
 		     SIRQ_BIT(SIRQ_HI) | SIRQ_BIT(SIRQ_TASKLET)));
-	cr_assert(eq(u32, p.tick_hz, 0));
+	cr_assert(eq(u32, p.tick_hz, SIRQ_TICK_HZ_DEFAULT));
 	cr_assert(eq(u64, p.stall_threshold_ns, MS(8)));
 	cr_assert(eq(int, sirq_params_check(&p), 0));
 }

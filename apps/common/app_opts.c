@@ -62,7 +62,7 @@ const struct app_opt app_common_opts[] = {
 	  0, 100000000, "US", "kicinski: worker window after the loop ran out",
 	  NULL, NULL },
 	{ "tick-hz", 0, "sirq", APP_OPT_U32, PARAM(tick_hz), 0, 100000, "HZ",
-	  "0: exact time; N: round time to 1/N s like jiffies", NULL, NULL },
+	  "jiffies of 1/N s, and irq mode's tick (HZ); 0: TSC-exact time, a decision at every look", NULL, NULL },
 	{ "expedited-mask", 0, "sirq", APP_OPT_HEX32, PARAM(expedited_mask), 0,
 	  UINT32_MAX, "MASK", "vectors that never wait for the worker (SOFTIRQ_NOW_MASK)",
 	  NULL, NULL },

@@ -66,6 +66,11 @@ enum sirq_vector {
 #define SIRQ_MAX_TIME_NS_DEFAULT (2ULL * 1000 * 1000)		/**< MAX_SOFTIRQ_TIME */
 #define SIRQ_DEFER_WINDOW_NS_DEFAULT (2ULL * 1000 * 1000)	/**< SOFTIRQ_DEFER_TIME */
 #define SIRQ_OVERLOAD_WINDOW_NS_DEFAULT (100ULL * 1000 * 1000)	/**< SOFTIRQ_OVERLOAD_TIME */
+/**
+ * CONFIG_HZ of the kernels the policies come from, as Debian and most
+ * distributions build them for servers: time in 4 ms jiffies.
+ */
+#define SIRQ_TICK_HZ_DEFAULT 250
 /** Stall threshold of the patch author's production tracker. */
 #define SIRQ_STALL_THRESHOLD_NS_DEFAULT (8ULL * 1000 * 1000)
 
@@ -99,7 +104,13 @@ struct sirq_params {
 	uint64_t defer_window_ns;	/**< kicinski: window after need_resched */
 	uint64_t overload_window_ns;	/**< kicinski: window after exhaustion */
 	uint32_t expedited_mask;	/**< SOFTIRQ_NOW_MASK */
-	/** 0: exact clock; N: quantise time to 1/N s like jiffies at HZ=N. */
+	/**
+	 * HZ: the loop's time in jiffies of 1/N s (default
+	 * SIRQ_TICK_HZ_DEFAULT), and in the binding's irq mode the
+	 * dispatcher's scheduler tick, one of the moments it decides again.
+	 * 0: TSC-exact time, and a decision at every look of the irq-mode
+	 * dispatcher (the "Gleixner" model: no jiffies anywhere).
+	 */
 	uint32_t tick_hz;
 	uint64_t stall_threshold_ns;	/**< raise-to-run latency counted as stall */
 };
@@ -729,6 +740,13 @@ struct sirq_lcore_stats {
 	 * a poll.
 	 */
 	uint64_t tx_bursts;
+	/** irq mode: scheduler ticks (tick_hz) at which the dispatcher decided. */
+	uint64_t irq_ticks;
+	/**
+	 * irq mode: looks at the queues that found no interrupt firing
+	 * between ticks, so took no decision (a scheduled queue is masked).
+	 */
+	uint64_t irq_quiet_looks;
 };
 
 /** Defaults: kernel values, poll mode, worker on the lcore's CPUs. */

@@ -108,7 +108,7 @@ sirq_params_default(struct sirq_params *p)
 	p->defer_window_ns = SIRQ_DEFER_WINDOW_NS_DEFAULT;
 	p->overload_window_ns = SIRQ_OVERLOAD_WINDOW_NS_DEFAULT;
 	p->expedited_mask = SIRQ_NOW_MASK_DEFAULT;
-	p->tick_hz = 0;
+	p->tick_hz = SIRQ_TICK_HZ_DEFAULT;
 	p->stall_threshold_ns = SIRQ_STALL_THRESHOLD_NS_DEFAULT;
 }
 
@@ -626,6 +626,19 @@ sirq_irq_enter(struct sirq_cpu *cpu)
 	}
 	cpu->hardirq = true;
 	return true;
+}
+
+/*
+ * The binding's "hardirq" looked and found that no interrupt fired: it
+ * was not one. The lock of sirq_irq_enter() goes, with no irq_exit().
+ */
+void
+sirq_irq_leave(struct sirq_cpu *cpu)
+{
+	if (!sirq_exec_lock_is_mine(cpu) || !cpu->hardirq)
+		return;
+	cpu->hardirq = false;
+	exec_unlock(cpu);
 }
 
 /* With the lock held: the policy's choice, counted. */

@@ -129,7 +129,8 @@ irq_setup(struct sirq_lcore *lc)
  * the last "hardirq" read it (none when sirqd held the lock: sirqd looks
  * at the timers itself before each pass).
  */
-static void
+/* Sleep until an "interrupt" or the next look; true if an fd woke it. */
+static bool
 irq_sleep(struct sirq_lcore *lc)
 {
 	struct epoll_event ev[IRQ_MAX_EVENTS];
@@ -162,6 +163,31 @@ irq_sleep(struct sirq_lcore *lc)
 			SIRQ_LOG(ERR, "lcore %u: kick read: %s", lc->lcore_id,
 				 strerror(errno));
 	}
+	return n > 0;
+}
+
+/*
+ * The scheduler tick: every 1/tick_hz s the dispatcher decides again
+ * whether or not a queue interrupted (the kernel's irq_exit() after the
+ * tick, with the NIC masked while its NAPI is scheduled). tick_hz 0:
+ * every look decides.
+ */
+static bool
+irq_tick_due(struct sirq_lcore *lc, uint64_t *next_tick)
+{
+	uint32_t hz = sirq_cpu_conf(lc->cpu)->params.tick_hz;
+	uint64_t now, period;
+
+	if (hz == 0)
+		return true;
+	period = SIRQ_NS_PER_SEC / hz;
+	now = sirq_now_ns();
+	if (now < *next_tick && *next_tick - now <= period)
+		return false;
+	/* On the tick's grid; ticks missed while busy are not made up. */
+	*next_tick = now - now % period + period;
+	sirq_stat_add(&lc->stats.irq_ticks, 1);
+	return true;
 }
 
 /*
@@ -173,9 +199,14 @@ static void
 irq_loop(struct sirq_lcore *lc)
 {
 	enum sirq_irq_exit_result res;
+	uint64_t next_tick = 0;
+	bool woken = true;
 
 	while (!sirq_lcore_should_stop(lc)) {
-		res = sirq_lcore_iteration(lc);
+		bool tick = irq_tick_due(lc, &next_tick);
+
+		res = sirq_lcore_look(lc, woken || tick);
+		woken = false;
 		/*
 		 * Loop at once only for work of our own: pending again, or a
 		 * timer that was due and ran here, whose next deadline the
@@ -186,7 +217,7 @@ irq_loop(struct sirq_lcore *lc)
 		if (res != SIRQ_IRQ_EXIT_RAN ||
 		    sirq_worker_state(lc->cpu) == SIRQ_WORKER_RUNNABLE ||
 		    (sirq_pending(lc->cpu) == 0 && lc->timer_ticks != 0))
-			irq_sleep(lc);
+			woken = irq_sleep(lc);
 	}
 }
 

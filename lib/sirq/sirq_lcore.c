@@ -429,14 +429,20 @@ hardirq_timer(struct sirq_lcore *lc)
 /*
  * The "interrupts" that need the execution lock: a fetch from idle
  * queues without descriptor status, TX completions, the timer list.
+ * Adds to @fired the ones that fired.
  */
 static inline int64_t
-hardirq_locked(struct sirq_lcore *lc)
+hardirq_locked(struct sirq_lcore *lc, unsigned int *fired)
 {
-	sirq_hardirq_rx_fetch(&lc->rx);
-	if (lc->tx.nb_txq != 0)
-		sirq_hardirq_tx(&lc->tx);
-	return hardirq_timer(lc);
+	int64_t ticks;
+
+	*fired += sirq_hardirq_rx_fetch(&lc->rx);
+	if (lc->tx.nb_txq != 0 && sirq_hardirq_tx(&lc->tx))
+		(*fired)++;
+	ticks = hardirq_timer(lc);
+	if (ticks == 0)
+		(*fired)++;
+	return ticks;
 }
 
 /*
@@ -448,9 +454,10 @@ static void
 lcore_worker_hardirq(void *ctx)
 {
 	struct sirq_lcore *lc = ctx;
+	unsigned int fired;
 
-	sirq_hardirq_rx_desc(&lc->rx);
-	hardirq_locked(lc);
+	fired = sirq_hardirq_rx_desc(&lc->rx);
+	hardirq_locked(lc, &fired);
 }
 
 static inline void
@@ -470,17 +477,37 @@ rcu_quiescent(struct sirq_lcore *lc)
 enum sirq_irq_exit_result
 sirq_lcore_iteration(struct sirq_lcore *lc)
 {
-	enum sirq_irq_exit_result res;
+	return sirq_lcore_look(lc, true);
+}
 
-	sirq_hardirq_rx_desc(&lc->rx);
+/*
+ * The same, in irq mode: with @interrupted false (no tick, no Rx
+ * interrupt, no kick woke the dispatcher), a look at the queues that
+ * finds no "interrupt" firing is not one, and takes no decision: the
+ * kernel's irq_exit() comes only with an interrupt, and a NIC queue
+ * whose NAPI is scheduled is masked.
+ */
+enum sirq_irq_exit_result
+sirq_lcore_look(struct sirq_lcore *lc, bool interrupted)
+{
+	enum sirq_irq_exit_result res;
+	unsigned int fired;
+
+	fired = sirq_hardirq_rx_desc(&lc->rx);
 	if (unlikely(!sirq_irq_enter(lc->cpu))) {
 		lc->timer_ticks = -1;
 		sirqd_lock_busy(&lc->worker);
 		res = SIRQ_IRQ_EXIT_BUSY;
 	} else {
 		sirqd_lock_free(&lc->worker);
-		lc->timer_ticks = hardirq_locked(lc);
-		res = sirq_irq_exit(lc->cpu);
+		lc->timer_ticks = hardirq_locked(lc, &fired);
+		if (interrupted || fired != 0) {
+			res = sirq_irq_exit(lc->cpu);
+		} else {
+			sirq_irq_leave(lc->cpu);
+			sirq_stat_add(&lc->stats.irq_quiet_looks, 1);
+			res = SIRQ_IRQ_EXIT_IDLE;
+		}
 	}
 	rcu_quiescent(lc);
 	sirq_stat_add(&lc->stats.iterations, 1);

@@ -46,6 +46,8 @@ struct sirq_lcore {
 };
 
 enum sirq_irq_exit_result sirq_lcore_iteration(struct sirq_lcore *lc);
+enum sirq_irq_exit_result sirq_lcore_look(struct sirq_lcore *lc,
+					  bool interrupted);
 
 static inline bool
 sirq_lcore_should_stop(const struct sirq_lcore *lc)

@@ -236,16 +236,18 @@ napi_is_scheduled(const struct sirq_napi *n)
 /*
  * The Rx "interrupt" of queues with descriptor status or a monitor
  * condition; no lock needed. The dispatcher and sirqd may both look:
- * napi_schedule_prep() lets one of them schedule the queue.
+ * napi_schedule_prep() lets one of them schedule the queue. Returns the
+ * queues it scheduled: the interrupts that fired.
  */
-void
+unsigned int
 sirq_hardirq_rx_desc(struct sirq_rx *rx)
 {
+	unsigned int fired = 0;
 	uint64_t *counter;
 	uint16_t i;
 
 	if (rx->nb_desc + rx->nb_monitor == 0)
-		return;
+		return 0;
 	for (i = 0; i < rx->nb_napi; i++) {
 		struct sirq_napi *n = &rx->napi[i];
 
@@ -264,18 +266,21 @@ sirq_hardirq_rx_desc(struct sirq_rx *rx)
 		if (napi_schedule_prep(n)) {
 			sirq_stat_add_atomic(counter, 1);
 			napi_schedule(rx, i);
+			fired++;
 		}
 	}
+	return fired;
 }
 
 /* The Rx "interrupt" of the other queues: a fetch, under the lock. */
-void
+unsigned int
 sirq_hardirq_rx_fetch(struct sirq_rx *rx)
 {
+	unsigned int fired = 0;
 	uint16_t i;
 
 	if (rx->nb_desc + rx->nb_monitor == rx->nb_napi)
-		return;
+		return 0;
 	SIRQ_ASSERT_EXCLUSIVE(rx->cpu, rx->lcore_id, "Rx fetch");
 	for (i = 0; i < rx->nb_napi; i++) {
 		struct sirq_napi *n = &rx->napi[i];
@@ -288,8 +293,10 @@ sirq_hardirq_rx_fetch(struct sirq_rx *rx)
 		if (n->nb_staged != 0 && napi_schedule_prep(n)) {
 			sirq_stat_add(&rx->stats->rx_sched_fetch, 1);
 			napi_schedule(rx, i);
+			fired++;
 		}
 	}
+	return fired;
 }
 
 static inline void

@@ -104,8 +104,8 @@ struct sirq_rx {
 int sirq_rx_add_queue(struct sirq_rx *rx, uint16_t port, uint16_t queue,
 		      sirq_rx_fn_t fn, void *arg);
 void sirq_rx_start(struct sirq_rx *rx);
-void sirq_hardirq_rx_desc(struct sirq_rx *rx);
-void sirq_hardirq_rx_fetch(struct sirq_rx *rx);
+unsigned int sirq_hardirq_rx_desc(struct sirq_rx *rx);
+unsigned int sirq_hardirq_rx_fetch(struct sirq_rx *rx);
 void sirq_net_rx_action(struct sirq_cpu *cpu, void *arg);
 void sirq_rx_drain(struct sirq_rx *rx);
 void sirq_rx_free(struct sirq_rx *rx);

@@ -195,6 +195,7 @@ uint64_t sirq_jiffies_now(const struct sirq_cpu *cpu);
 uint64_t sirq_span(const struct sirq_cpu *cpu, uint64_t ns);
 
 void sirq_pending_drop(struct sirq_cpu *cpu, uint32_t mask);
+void sirq_irq_leave(struct sirq_cpu *cpu);
 
 void sirq_tasklet_action(struct sirq_cpu *cpu, void *arg);
 

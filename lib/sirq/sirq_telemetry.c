@@ -75,6 +75,8 @@ visit_counters(const struct sirq_lcore *lc, const struct sirq_stats *st,
 	emit(sink, "worker_passes", ls.worker_passes);
 	emit(sink, "tx_packets", ls.tx_packets);
 	emit(sink, "tx_bursts", ls.tx_bursts);
+	emit(sink, "irq_ticks", ls.irq_ticks);
+	emit(sink, "irq_quiet_looks", ls.irq_quiet_looks);
 	emit(sink, "tx_dropped", ls.tx_dropped);
 	emit(sink, "tx_completions", ls.tx_completions);
 	emit(sink, "rx_dropped_at_stop", ls.rx_dropped_at_stop);

@@ -231,7 +231,7 @@ txq_cleanup_due(const struct sirq_txq *q)
  * The TX-completion "interrupt", under the lock: is the oldest tracked
  * packet released, or is it time to have the PMD free what the NIC sent?
  */
-void
+bool
 sirq_hardirq_tx(struct sirq_tx *tx)
 {
 	uint16_t i;
@@ -246,9 +246,10 @@ sirq_hardirq_tx(struct sirq_tx *tx)
 		if (released_by_pmd(q->inflight[head % SIRQ_TX_TRACK_MAX].m) ||
 		    txq_cleanup_due(q)) {
 			sirq_raise_irqoff(tx->cpu, SIRQ_NET_TX);
-			return;
+			return true;
 		}
 	}
+	return false;
 }
 
 /* Release the completed packets of a queue, oldest first. */

@@ -446,7 +446,7 @@ static const struct {
 	{ "app-load", "off" }, { "help", NULL }, { "policy", "@" },
 	{ "mode", "poll" }, { "max-restart", "10" }, { "max-time-us", "2000" },
 	{ "defer-window-us", "2000" }, { "overload-window-us", "100000" },
-	{ "tick-hz", "0" }, { "expedited-mask", "0x41" },
+	{ "tick-hz", "250" }, { "expedited-mask", "0x41" },
 	{ "stall-threshold-us", "8000" }, { "napi-weight", "64" },
 	{ "netdev-budget", "300" }, { "netdev-budget-us", "2000" },
 	{ "worker-cpus", "" }, { "worker-boost", "1" },
@@ -648,7 +648,7 @@ Test(l2fwd_cli, example_config_loads_with_the_defaults)
 	cr_expect(l2t_json_u64(c, "defer_window_ns") == 2000000);
 	cr_expect(l2t_json_u64(c, "overload_window_ns") == 100000000);
 	cr_expect(l2t_json_u64(c, "expedited_mask") == 0x41);
-	cr_expect(l2t_json_u64(c, "tick_hz") == 0);
+	cr_expect(l2t_json_u64(c, "tick_hz") == 250);
 	cr_expect(l2t_json_u64(c, "stall_threshold_ns") == 8000000);
 	cr_expect(l2t_json_u64(c, "napi_weight") == 64);
 	cr_expect(l2t_json_u64(c, "netdev_budget") == 300);

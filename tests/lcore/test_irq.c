@@ -7,6 +7,7 @@
  * to a whole second so that only those events can explain what it did.
  */
 
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/resource.h>
@@ -73,6 +74,59 @@ Test(lcore_irq, idle_dispatcher_sleeps, .timeout = 30)
 		     QUIET_MS);
 	cr_expect_gt(ls.irq_sleeps, 0);
 	sirq_lcore_free(lc);
+}
+
+/* An irq-mode lcore looking every 100 us, idle for QUIET_MS at @tick_hz. */
+static void
+quiet_run(uint32_t tick_hz, struct sirq_lcore_stats *ls)
+{
+	struct sirq_lcore_conf conf;
+	struct sirq_lcore *lc;
+
+	eal_start(NULL);
+	sirq_lcore_conf_default(&conf);
+	conf.mode = SIRQ_MODE_IRQ;
+	conf.params.tick_hz = tick_hz;
+	lc = sirq_lcore_create(TEST_LCORE, &conf);
+	cr_assert(lc != NULL);
+	dispatcher_launch(lc);
+	usleep(QUIET_MS * 1000);
+	dispatcher_join(lc);
+	sirq_lcore_stats_get(lc, ls);
+	sirq_lcore_free(lc);
+}
+
+/*
+ * irq_exit() follows an interrupt: with no queue, timer or kick firing,
+ * the dispatcher's looks (every irq_tick_us) are not interrupts and take
+ * no decision; only the scheduler tick (HZ 250) does.
+ */
+Test(lcore_irq, a_look_that_finds_no_interrupt_takes_no_decision_between_ticks,
+     .timeout = 30)
+{
+	struct sirq_lcore_stats ls;
+
+	quiet_run(250, &ls);
+	cr_expect_gt(ls.irq_ticks, 0, "no tick in %d ms", QUIET_MS);
+	cr_expect_gt(ls.irq_quiet_looks, ls.irq_ticks,
+		     "%" PRIu64 " quiet looks, %" PRIu64 " ticks: a look every "
+		     "100 us, a tick every 4 ms", ls.irq_quiet_looks,
+		     ls.irq_ticks);
+	/* The stop's kick wakes it once more: a decision, neither. */
+	cr_expect_leq(ls.irq_quiet_looks + ls.irq_ticks, ls.iterations);
+	cr_expect_geq(ls.irq_quiet_looks + ls.irq_ticks + 2, ls.iterations,
+		      "every look is a tick or a quiet one when nothing fires");
+}
+
+/* tick_hz 0, the TSC-exact model: every look decides, none is quiet. */
+Test(lcore_irq, tick_hz_0_decides_at_every_look, .timeout = 30)
+{
+	struct sirq_lcore_stats ls;
+
+	quiet_run(0, &ls);
+	cr_expect_gt(ls.iterations, 0);
+	cr_expect_eq(ls.irq_ticks, 0);
+	cr_expect_eq(ls.irq_quiet_looks, 0);
 }
 
 static uint64_t timer_fires;
