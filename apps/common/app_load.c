@@ -236,6 +236,9 @@ app_load_slice(struct sirq_lcore *lc, void *arg)
 	add_progress(l, units, thread_cpu_ns() - t0);
 }
 
+/* irq mode: threads in their burst from which one of them waits. */
+#define APP_LOAD_WAITING 2
+
 /* irq mode: one of the application's threads on the lcore's CPU. */
 static void *
 load_thread(void *arg)
@@ -262,13 +265,18 @@ load_thread(void *arg)
 		if (__atomic_load_n(&l->stop, __ATOMIC_RELAXED))
 			break;
 
-		if (__atomic_fetch_add(&l->in_burst, 1, __ATOMIC_ACQ_REL) == 0 &&
-		    !l->spec.quiet)
+		/*
+		 * need_resched() of the task an interrupt lands on: another
+		 * thread is runnable and waiting for the CPU. One thread in
+		 * its burst is the one running; a second waits.
+		 */
+		if (__atomic_add_fetch(&l->in_burst, 1, __ATOMIC_ACQ_REL) ==
+		    APP_LOAD_WAITING && !l->spec.quiet)
 			sirq_set_need_resched(l->cpu, true);
 		__atomic_fetch_add(&l->bursts, 1, __ATOMIC_RELAXED);
 		add_progress(l, work_for(l->spec.hold_ns), l->spec.hold_ns);
-		if (__atomic_sub_fetch(&l->in_burst, 1, __ATOMIC_ACQ_REL) == 0 &&
-		    !l->spec.quiet)
+		if (__atomic_fetch_sub(&l->in_burst, 1, __ATOMIC_ACQ_REL) ==
+		    APP_LOAD_WAITING && !l->spec.quiet)
 			sirq_set_need_resched(l->cpu, false);
 		if (app_now_ns() > next)
 			next = app_now_ns();

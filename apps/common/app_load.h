@@ -15,8 +15,11 @@
  *    CPU, each slice does `chunk` of work and need_resched is set; the
  *    dispatcher runs between slices, as interrupts would.
  *  - irq mode: `threads` real threads pinned to the lcore's CPU at
- *    SCHED_OTHER (with `nice`); need_resched is set while any of them is
- *    in a burst (runnable and wanting the CPU).
+ *    SCHED_OTHER (with `nice`); need_resched is set while two or more
+ *    of them are in a burst: one runs, another is runnable and waits for
+ *    the CPU, which is what the scheduler's TIF_NEED_RESCHED says of
+ *    the task an interrupt lands on (issue 13: one thread running alone
+ *    wants to keep the CPU, it does not ask for it).
  * With `quiet` the load never sets need_resched: a batch job that is
  * runnable but does not ask for the CPU, as the task an interrupt lands
  * on in the kernel has need_resched() clear unless the scheduler wants
