@@ -5,8 +5,8 @@
  * from outside. The kernel has no stall counter of its own; an ICMP echo
  * request is answered by the receiving kernel inside NET_RX (icmp_rcv()),
  * with no task to schedule, so with the peer's receive path steered onto
- * one CPU (RPS) the echo's round trip is that CPU's NET_RX wait plus a
- * constant. Sends one echo request every --interval-us over a raw socket
+ * one CPU (RPS) the echo's round trip, up to the kernel's receive stamp of
+ * the reply (SO_TIMESTAMPNS), is that CPU's NET_RX wait plus a constant. Sends one echo request every --interval-us over a raw socket
  * and prints one JSON object: RTT percentiles, the maximum, the replies
  * slower than --threshold-ms (8 ms: the stall threshold of the patch's
  * tracker and of libsirq) and the requests that got no reply. Root only.
@@ -70,7 +70,8 @@ now_ns(void)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	/* The clock of SO_TIMESTAMPNS. */
+	clock_gettime(CLOCK_REALTIME, &ts);
 	return (uint64_t)ts.tv_sec * NS_PER_S + (uint64_t)ts.tv_nsec;
 }
 
@@ -89,6 +90,26 @@ csum(const void *p, size_t len)
 	while (sum >> 16)
 		sum = (sum >> 16) + (sum & 0xffff);
 	return (uint16_t)~sum;
+}
+
+/*
+ * When the reply reached this host's stack: the kernel's receive stamp,
+ * taken as the peer's NET_RX hands it to the veth (netif_rx() on the
+ * peer's CPU), so the probe's own wake-up on a busy CPU is not in the RTT.
+ */
+static uint64_t
+rx_stamp(struct msghdr *h)
+{
+	struct cmsghdr *c;
+
+	for (c = CMSG_FIRSTHDR(h); c != NULL; c = CMSG_NXTHDR(h, c))
+		if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_TIMESTAMPNS) {
+			struct timespec ts;
+
+			memcpy(&ts, CMSG_DATA(c), sizeof(ts));
+			return (uint64_t)ts.tv_sec * NS_PER_S + (uint64_t)ts.tv_nsec;
+		}
+	return now_ns();
 }
 
 static int
@@ -150,10 +171,16 @@ probe(int fd)
 		wait_ms = next > now ? (int)((next - now) / NS_PER_MS) : 0;
 		if (poll(&pfd, 1, wait_ms) > 0) {
 			uint8_t buf[512];
-			ssize_t n = recv(fd, buf, sizeof(buf), 0);
+			char ctl[CMSG_SPACE(sizeof(struct timespec))];
+			struct iovec iov = { .iov_base = buf, .iov_len = sizeof(buf) };
+			struct msghdr mh = {
+				.msg_iov = &iov, .msg_iovlen = 1,
+				.msg_control = ctl, .msg_controllen = sizeof(ctl),
+			};
+			ssize_t n = recvmsg(fd, &mh, 0);
 			const struct iphdr *ip = (const void *)buf;
 			const struct icmphdr *r;
-			uint64_t t = now_ns();
+			uint64_t t = rx_stamp(&mh);
 			uint16_t s;
 
 			if (n < (ssize_t)sizeof(*ip) ||
@@ -296,7 +323,7 @@ parse_args(int argc, char **argv)
 int
 main(int argc, char **argv)
 {
-	int fd;
+	int fd, one = 1;
 
 	if (parse_args(argc, argv) != 0)
 		return EXIT_USAGE;
@@ -315,6 +342,10 @@ main(int argc, char **argv)
 	fd = socket(AF_INET, SOCK_RAW, IPPROTO_ICMP);
 	if (fd < 0) {
 		fprintf(stderr, PROG ": raw ICMP socket: %s (root only)\n", strerror(errno));
+		return 1;
+	}
+	if (setsockopt(fd, SOL_SOCKET, SO_TIMESTAMPNS, &one, sizeof(one)) != 0) {
+		fprintf(stderr, PROG ": SO_TIMESTAMPNS: %s\n", strerror(errno));
 		return 1;
 	}
 	return probe(fd);
