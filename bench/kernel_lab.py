@@ -6,8 +6,10 @@
     kernel_lab.py --snmp-delta BEFORE AFTER   (the "Proto name value" lines
                                                of kernel-lab.sh's snmp())
 
-Repeats of a case are reduced to their median (maxima to their maximum,
-counts to their sum). Flood: per (system, rate, cost) the sender's and the
+Flood: of the repeats of a case, the run with the median packets received
+is shown whole, with the range received; every run is also listed, sorted
+by the rate the sender reached. Stall: medians of percentiles, maxima of
+maxima, sums of counts. Flood: per (system, rate, cost) the sender's and the
 receiver's packet rates, the socket's drops and the split of the
 receiver's CPU. Stall: the echo client's RTT and retransmissions, the
 server side's retransmissions, and the ICMP probe's NET_RX waits.
@@ -114,14 +116,15 @@ def flood_rows(runs):
     for (system, rate, cost), rows in sorted(
             cases.items(), key=lambda kv: (kv[0][0] != "kernel", kv[0][1] == 0,
                                            kv[0][1], kv[0][2] or 0)):
-        agg = {"system": system, "rate": rate, "cost_ns": cost, "runs": len(rows)}
-        for k in rows[0]:
-            if k == "policy":
-                agg[k] = rows[0][k]
-            elif k in ("net_rx_max_ms", "loadavg"):
-                agg[k] = max(x[k] for x in rows)
-            else:
-                agg[k] = med(x[k] for x in rows)
+        # The median run by packets received, whole: the figures of one
+        # run belong together (what the receiver got depends on what the
+        # sender managed to offer, which a busy CPU 0 changes per run).
+        ranked = sorted(rows, key=lambda x: x["received_pps"])
+        agg = dict(ranked[(len(ranked) - 1) // 2])
+        agg.update({"system": system, "rate": rate, "cost_ns": cost, "runs": len(rows),
+                    "received_pps_min": ranked[0]["received_pps"],
+                    "received_pps_max": ranked[-1]["received_pps"],
+                    "all": rows})
         out.append(agg)
     return out
 
@@ -163,12 +166,13 @@ def stall_rows(runs):
 def markdown(flood, stall):
     md = []
     if flood:
-        md.append("**flood** (kernel-lab, median of runs; CPU 1 split from /proc/stat "
+        md.append("**flood** (kernel-lab, the run with the median received of each case; CPU 1 split from /proc/stat "
                   "ticks, ksoftirqd/1 and receiver from their run time)\n")
-        md.append("| system | rate | cost us | runs | sent kpps | received kpps | "
+        md.append("| system | rate | cost us | runs | sent kpps | received kpps | received "
+                  "range | "
                   "socket drops kpps | backlog drops kpps | CPU1 task % | CPU1 softirq % | "
                   "CPU1 idle % | ksoftirqd/1 % | receiver run % | load |")
-        md.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+        md.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
         for r in flood:
             name = "kernel" if r["system"] == "kernel" else \
                 "libsirq `%s` (l2fwd-sirq)" % r.get("policy")
@@ -178,11 +182,26 @@ def markdown(flood, stall):
             k = lambda key: fmt(None if r.get(key) is None else r[key] / 1e3, ".1f")
             drops = k("sk_drops_per_s") if r["system"] == "kernel" else \
                 "(lost %s)" % k("lost_per_s")
-            md.append("| %s | %s | %s | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %.2f |"
+            md.append("| %s | %s | %s | %d | %s | %s | %s-%s | %s | %s | %s | %s | %s | %s | %s "
+                      "| %.2f |"
                       % (name, rate, cost, r["runs"], k("sent_pps"), k("received_pps"),
-                         drops, k("backlog_drops_per_s"), pct("cpu_task"),
+                         k("received_pps_min"), k("received_pps_max"), drops, k("backlog_drops_per_s"), pct("cpu_task"),
                          pct("cpu_softirq"), pct("cpu_idle"), pct("ksoftirqd_share"),
                          pct("receiver_share"), r["loadavg"]))
+        md.append("")
+        md.append("Every kernel run, by per-packet cost and the rate the sender reached:\n")
+        md.append("| cost us | asked | sent kpps | received kpps | socket drops kpps | "
+                  "CPU1 softirq % | ksoftirqd/1 % | receiver run % | load |")
+        md.append("|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+        every = [(r["cost_ns"], r["rate"], x) for r in flood if r["system"] == "kernel"
+                 for x in r["all"]]
+        for cost, rate, x in sorted(every, key=lambda t: (t[0], t[2]["sent_pps"])):
+            md.append("| %g | %s | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.2f |"
+                      % (cost / 1e3, "flat out" if rate == 0 else "%g k" % (rate / 1e3),
+                         x["sent_pps"] / 1e3, x["received_pps"] / 1e3,
+                         x["sk_drops_per_s"] / 1e3, 100 * x["cpu_softirq"],
+                         100 * x["ksoftirqd_share"], 100 * x["receiver_share"],
+                         x["loadavg"]))
         md.append("")
     if stall:
         s = stall
