@@ -1,0 +1,361 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+
+/*
+ * udp-flood: the sender of the kernel lab's flood scenario (the UDP flood
+ * of kernel commit 4cd13c21b207). Sends small datagrams to one address as
+ * fast as sendmmsg() goes, or paced at --rate packets per second, for
+ * --warmup + --duration seconds, and prints one JSON object: what it sent
+ * over the measured window (after the warm-up), and send errors (ENOBUFS,
+ * EAGAIN: the sender's own qdisc or socket said no).
+ *
+ * Pacing is a token bucket on CLOCK_MONOTONIC refilled before every batch:
+ * a batch is as many packets as are due (at most --batch), so a paced run
+ * sends steadily and never makes up for lost time in one burst larger than
+ * a batch.
+ */
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <netinet/in.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#define PROG "udp-flood"
+#define EXIT_USAGE 2
+#define NS_PER_S 1000000000ULL
+#define MAX_BATCH 1024
+#define MAX_PAYLOAD 1472		/* one 1500-byte frame */
+/* The 4cd13c21b207 test: small datagrams, the packet rate is the load. */
+#define PAYLOAD_DEFAULT 18
+#define BATCH_DEFAULT 64
+/* A paced sender sleeps when the next packet is further away than this. */
+#define PACE_SLEEP_NS 50000ULL
+
+struct opts {
+	struct sockaddr_in dst;
+	bool have_dst;
+	uint32_t payload;
+	uint64_t rate;			/* packets/s; 0: as fast as it goes */
+	uint32_t batch;
+	uint32_t warmup_s;
+	uint32_t duration_s;
+	int cpu;			/* -1: not pinned */
+	const char *json;
+};
+
+static struct opts o = {
+	.payload = PAYLOAD_DEFAULT,
+	.batch = BATCH_DEFAULT,
+	.warmup_s = 1,
+	.duration_s = 10,
+	.cpu = -1,
+};
+
+static volatile sig_atomic_t stop;
+
+static void
+on_signal(int sig)
+{
+	(void)sig;
+	stop = 1;
+}
+
+static uint64_t
+now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * NS_PER_S + (uint64_t)ts.tv_nsec;
+}
+
+static void
+sleep_until(uint64_t t)
+{
+	struct timespec ts = {
+		.tv_sec = (time_t)(t / NS_PER_S),
+		.tv_nsec = (long)(t % NS_PER_S),
+	};
+
+	clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
+}
+
+struct counts {
+	uint64_t sent;
+	uint64_t errors;		/* packets refused: ENOBUFS, EAGAIN, ... */
+	int last_errno;
+};
+
+static int
+flood(int fd, struct counts *window)
+{
+	static struct mmsghdr msgs[MAX_BATCH];
+	static struct iovec iov[MAX_BATCH];
+	static uint8_t payload[MAX_PAYLOAD];
+	struct counts all = { 0 }, at_start = { 0 };
+	uint64_t start = now_ns();
+	uint64_t win_start = start + (uint64_t)o.warmup_s * NS_PER_S;
+	uint64_t win_end = win_start + (uint64_t)o.duration_s * NS_PER_S;
+	uint64_t paced = 0;		/* packets due since start, paced runs */
+	bool in_window = false;
+	uint32_t i;
+
+	memset(payload, 0xa5, sizeof(payload));
+	for (i = 0; i < o.batch; i++) {
+		iov[i].iov_base = payload;
+		iov[i].iov_len = o.payload;
+		msgs[i].msg_hdr.msg_iov = &iov[i];
+		msgs[i].msg_hdr.msg_iovlen = 1;
+	}
+	while (!stop) {
+		uint64_t now = now_ns();
+		uint32_t n = o.batch;
+		int ret;
+
+		if (!in_window && now >= win_start) {
+			at_start = all;
+			in_window = true;
+		}
+		if (now >= win_end)
+			break;
+		if (o.rate != 0) {
+			uint64_t due = (now - start) * o.rate / NS_PER_S;
+
+			if (due <= paced) {
+				uint64_t next = start + (paced + 1) * NS_PER_S / o.rate;
+
+				if (next - now > PACE_SLEEP_NS)
+					sleep_until(next);
+				continue;
+			}
+			if (due - paced < n)
+				n = (uint32_t)(due - paced);
+		}
+		ret = sendmmsg(fd, msgs, n, 0);
+		if (ret < 0) {
+			if (errno == EINTR)
+				continue;
+			if (errno != ENOBUFS && errno != EAGAIN && errno != ECONNREFUSED) {
+				fprintf(stderr, PROG ": sendmmsg to %s:%u: %s\n",
+					inet_ntoa(o.dst.sin_addr), ntohs(o.dst.sin_port),
+					strerror(errno));
+				return -1;
+			}
+			/* A refused packet is still one the pace has used up. */
+			all.errors++;
+			all.last_errno = errno;
+			paced++;
+			continue;
+		}
+		all.sent += (uint64_t)ret;
+		paced += (uint64_t)ret;
+	}
+	if (!in_window)
+		at_start = all;
+	window->sent = all.sent - at_start.sent;
+	window->errors = all.errors - at_start.errors;
+	window->last_errno = all.last_errno;
+	return 0;
+}
+
+static void
+usage(void)
+{
+	printf("Usage: " PROG " --dst IP:PORT [options]\n"
+	       "Sends UDP datagrams to IP:PORT with sendmmsg(), flat out or paced;\n"
+	       "prints a JSON object of what was sent after the warm-up.\n"
+	       "  --dst IP:PORT     destination (required)\n"
+	       "  --size BYTES      UDP payload, 1..%u (default: %u)\n"
+	       "  --rate PPS        packets per second; 0: as fast as it goes (default: 0)\n"
+	       "  --batch N         datagrams per sendmmsg(), 1..%u (default: %u)\n"
+	       "  --warmup S        seconds sent before the measured window (default: 1)\n"
+	       "  --duration S      seconds measured (default: 10)\n"
+	       "  --cpu N           pin to CPU N (default: not pinned)\n"
+	       "  --json FILE       the JSON object here instead of stdout\n"
+	       "  --help            this text\n",
+	       MAX_PAYLOAD, PAYLOAD_DEFAULT, MAX_BATCH, BATCH_DEFAULT);
+}
+
+static int
+parse_u64(const char *name, const char *v, uint64_t min, uint64_t max,
+	  uint64_t *out)
+{
+	unsigned long long n;
+	char *end;
+
+	errno = 0;
+	n = strtoull(v, &end, 10);
+	if (errno != 0 || *end != '\0' || *v == '\0' || *v == '-' ||
+	    n < min || n > max) {
+		fprintf(stderr, PROG ": --%s: bad value '%s' (%" PRIu64 "..%" PRIu64 ")\n",
+			name, v, min, max);
+		return -1;
+	}
+	*out = n;
+	return 0;
+}
+
+static int
+parse_u32(const char *name, const char *v, uint32_t min, uint32_t max,
+	  uint32_t *out)
+{
+	uint64_t n;
+
+	if (parse_u64(name, v, min, max, &n) != 0)
+		return -1;
+	*out = (uint32_t)n;
+	return 0;
+}
+
+static int
+parse_dst(const char *v)
+{
+	char buf[64], *colon;
+	uint32_t port;
+
+	if (strlen(v) >= sizeof(buf) || (colon = strrchr(strcpy(buf, v), ':')) == NULL) {
+		fprintf(stderr, PROG ": --dst: bad value '%s' (IP:PORT)\n", v);
+		return -1;
+	}
+	*colon = '\0';
+	if (inet_pton(AF_INET, buf, &o.dst.sin_addr) != 1) {
+		fprintf(stderr, PROG ": --dst: bad address '%s' in '%s'\n", buf, v);
+		return -1;
+	}
+	if (parse_u32("dst port", colon + 1, 1, UINT16_MAX, &port) != 0)
+		return -1;
+	o.dst.sin_family = AF_INET;
+	o.dst.sin_port = htons((uint16_t)port);
+	o.have_dst = true;
+	return 0;
+}
+
+static int
+parse_args(int argc, char **argv)
+{
+	static const struct option lo[] = {
+		{ "dst", required_argument, NULL, 'd' },
+		{ "size", required_argument, NULL, 's' },
+		{ "rate", required_argument, NULL, 'r' },
+		{ "batch", required_argument, NULL, 'b' },
+		{ "warmup", required_argument, NULL, 'w' },
+		{ "duration", required_argument, NULL, 't' },
+		{ "cpu", required_argument, NULL, 'c' },
+		{ "json", required_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	uint32_t cpu = 0;
+	int c, ret = 0;
+
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1 && ret == 0) {
+		switch (c) {
+		case 'd':
+			ret = parse_dst(optarg);
+			break;
+		case 's':
+			ret = parse_u32("size", optarg, 1, MAX_PAYLOAD, &o.payload);
+			break;
+		case 'r':
+			ret = parse_u64("rate", optarg, 0, 100000000, &o.rate);
+			break;
+		case 'b':
+			ret = parse_u32("batch", optarg, 1, MAX_BATCH, &o.batch);
+			break;
+		case 'w':
+			ret = parse_u32("warmup", optarg, 0, 3600, &o.warmup_s);
+			break;
+		case 't':
+			ret = parse_u32("duration", optarg, 1, 86400, &o.duration_s);
+			break;
+		case 'c':
+			ret = parse_u32("cpu", optarg, 0, CPU_SETSIZE - 1, &cpu);
+			o.cpu = (int)cpu;
+			break;
+		case 'j':
+			o.json = optarg;
+			break;
+		case 'h':
+			usage();
+			exit(0);
+		default:
+			fprintf(stderr, PROG ": bad option '%s'; see --help\n",
+				argv[optind - 1]);
+			return -1;
+		}
+	}
+	if (ret != 0)
+		return -1;
+	if (optind < argc) {
+		fprintf(stderr, PROG ": unexpected argument '%s'; see --help\n",
+			argv[optind]);
+		return -1;
+	}
+	if (!o.have_dst) {
+		fprintf(stderr, PROG ": --dst is required; see --help\n");
+		return -1;
+	}
+	return 0;
+}
+
+static int
+pin(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	if (sched_setaffinity(0, sizeof(set), &set) != 0) {
+		fprintf(stderr, PROG ": --cpu %d: %s\n", cpu, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+int
+main(int argc, char **argv)
+{
+	struct counts w;
+	FILE *out = stdout;
+	int fd;
+
+	if (parse_args(argc, argv) != 0)
+		return EXIT_USAGE;
+	if (o.cpu >= 0 && pin(o.cpu) != 0)
+		return 1;
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	fd = socket(AF_INET, SOCK_DGRAM, 0);
+	if (fd < 0 || connect(fd, (struct sockaddr *)&o.dst, sizeof(o.dst)) != 0) {
+		fprintf(stderr, PROG ": socket to %s:%u: %s\n", inet_ntoa(o.dst.sin_addr),
+			ntohs(o.dst.sin_port), strerror(errno));
+		return 1;
+	}
+	if (flood(fd, &w) != 0)
+		return 1;
+	close(fd);
+	if (o.json != NULL && (out = fopen(o.json, "w")) == NULL) {
+		fprintf(stderr, PROG ": --json %s: %s\n", o.json, strerror(errno));
+		return 1;
+	}
+	fprintf(out, "{\"payload\": %u, \"rate\": %" PRIu64 ", \"batch\": %u, \"cpu\": %d"
+		", \"seconds\": %u, \"sent\": %" PRIu64 ", \"sent_pps\": %.1f"
+		", \"send_errors\": %" PRIu64 ", \"last_error\": \"%s\"}\n",
+		o.payload, o.rate, o.batch, o.cpu, o.duration_s, w.sent,
+		(double)w.sent / o.duration_s, w.errors,
+		w.errors ? strerror(w.last_errno) : "");
+	if (out != stdout)
+		fclose(out);
+	return 0;
+}
