@@ -563,7 +563,7 @@ do_softirq(struct sirq_cpu *cpu, enum sirq_ctx ctx)
 	enum sirq_exit why;
 	uint32_t pending;
 
-	cpu->serving = true;
+	__atomic_store_n(&cpu->serving, true, __ATOMIC_RELAXED);
 	pending = take_pending(cpu);
 	for (;;) {
 		while (pending != 0) {
@@ -584,7 +584,7 @@ do_softirq(struct sirq_cpu *cpu, enum sirq_ctx ctx)
 			break;
 		pending = take_pending(cpu);
 	}
-	cpu->serving = false;
+	__atomic_store_n(&cpu->serving, false, __ATOMIC_RELAXED);
 
 	sirq_stat_add(&cpu->stats.pass_exit[why][ctx], 1);
 	SIRQ_TRACE_PASS_END(cpu, why, ctx);
@@ -639,6 +639,28 @@ sirq_irq_leave(struct sirq_cpu *cpu)
 		return;
 	cpu->hardirq = false;
 	exec_unlock(cpu);
+}
+
+/*
+ * Is there pending work that the dispatcher would run itself now, rather
+ * than leave to the worker? Any thread, no lock: a question for the
+ * binding's priority inheritance, which lends the worker the CPU only
+ * when the dispatcher is kept from work it would do (the kernel's passes
+ * are not preemptible; a pass the policy would wait for anyway is not
+ * hurried).
+ */
+bool
+sirq_inline_wanted(const struct sirq_cpu *cpu)
+{
+	uint32_t pending = __atomic_load_n(&cpu->pending, __ATOMIC_ACQUIRE);
+
+	if (pending == 0) {
+		if (!__atomic_load_n(&cpu->serving, __ATOMIC_RELAXED))
+			return false;
+		/* A pass runs with the bits it took: its work, not expedited. */
+		pending = ~cpu->params.expedited_mask;
+	}
+	return !cpu->policy->would_defer(cpu, pending, sirq_jiffies_now(cpu));
 }
 
 /* With the lock held: the policy's choice, counted. */

@@ -26,12 +26,19 @@ need_resched_always_yields(const struct sirq_cpu *cpu, uint32_t pending)
  * after the restart and time limits.
  */
 static bool
-mainline_should_handle(struct sirq_cpu *cpu, uint32_t pending, uint64_t now_j)
+mainline_would_defer(const struct sirq_cpu *cpu, uint32_t pending,
+		     uint64_t now_j)
 {
 	(void)cpu;
 	(void)pending;
 	(void)now_j;
 	return false;
+}
+
+static bool
+mainline_should_handle(struct sirq_cpu *cpu, uint32_t pending, uint64_t now_j)
+{
+	return mainline_would_defer(cpu, pending, now_j);
 }
 
 /*
@@ -41,12 +48,19 @@ mainline_should_handle(struct sirq_cpu *cpu, uint32_t pending, uint64_t now_j)
  * does not split the mask).
  */
 static bool
-ksoftirqd_should_handle(struct sirq_cpu *cpu, uint32_t pending, uint64_t now_j)
+ksoftirqd_would_defer(const struct sirq_cpu *cpu, uint32_t pending,
+		      uint64_t now_j)
 {
 	(void)now_j;
 	if (pending & cpu->params.expedited_mask)
 		return false;
 	return sirq_worker_runnable(cpu);
+}
+
+static bool
+ksoftirqd_should_handle(struct sirq_cpu *cpu, uint32_t pending, uint64_t now_j)
+{
+	return ksoftirqd_would_defer(cpu, pending, now_j);
 }
 
 /*
@@ -60,10 +74,25 @@ kicinski_window_open(struct sirq_cpu *cpu, enum sirq_window kind,
 	uint64_t len = kind == SIRQ_WINDOW_DEFER ?
 		cpu->params.defer_window_ns : cpu->params.overload_window_ns;
 
-	cpu->pstate.kicinski.window_end = now_j + sirq_span(cpu, len);
+	/* Read without the lock by kicinski_would_defer(). */
+	__atomic_store_n(&cpu->pstate.kicinski.window_end,
+			 now_j + sirq_span(cpu, len), __ATOMIC_RELAXED);
 	cpu->pstate.kicinski.stale_end = 0;
 	sirq_stat_add(&cpu->stats.windows_opened[kind], 1);
 	SIRQ_TRACE_WINDOW_OPEN(cpu, kind, cpu->pstate.kicinski.window_end);
+}
+
+/* kicinski's decision without its side effects: inside an open window. */
+static bool
+kicinski_would_defer(const struct sirq_cpu *cpu, uint32_t pending,
+		     uint64_t now_j)
+{
+	uint64_t end = __atomic_load_n(&cpu->pstate.kicinski.window_end,
+				       __ATOMIC_RELAXED);
+
+	if (pending & cpu->params.expedited_mask)
+		return false;
+	return sirq_worker_runnable(cpu) && end != 0 && now_j < end;
 }
 
 /*
@@ -95,7 +124,7 @@ kicinski_should_handle(struct sirq_cpu *cpu, uint32_t pending, uint64_t now_j)
 		return true;
 
 	/* The window is over: take the work back, once per window. */
-	k->window_end = 0;
+	__atomic_store_n(&k->window_end, 0, __ATOMIC_RELAXED);
 	sirq_stat_add(&cpu->stats.window_overrides, 1);
 	SIRQ_TRACE_WINDOW_OVERRIDE(cpu);
 	return false;
@@ -135,7 +164,7 @@ kicinski_worker_idle(struct sirq_cpu *cpu)
 		k->stale_end = k->window_end;
 		sirq_stat_add(&cpu->stats.windows_closed_idle, 1);
 	}
-	k->window_end = 0;
+	__atomic_store_n(&k->window_end, 0, __ATOMIC_RELAXED);
 }
 
 /*
@@ -146,7 +175,8 @@ kicinski_worker_idle(struct sirq_cpu *cpu)
  * CPU going down.
  */
 static bool
-deferred_should_handle(struct sirq_cpu *cpu, uint32_t pending, uint64_t now_j)
+deferred_would_defer(const struct sirq_cpu *cpu, uint32_t pending,
+		     uint64_t now_j)
 {
 	(void)pending;
 	(void)now_j;
@@ -154,15 +184,23 @@ deferred_should_handle(struct sirq_cpu *cpu, uint32_t pending, uint64_t now_j)
 		SIRQ_WORKER_PARKED;
 }
 
+static bool
+deferred_should_handle(struct sirq_cpu *cpu, uint32_t pending, uint64_t now_j)
+{
+	return deferred_would_defer(cpu, pending, now_j);
+}
+
 static const struct sirq_policy policy_mainline = {
 	.name = "mainline",
 	.worker_should_handle = mainline_should_handle,
+	.would_defer = mainline_would_defer,
 	.need_resched_yields = need_resched_always_yields,
 };
 
 static const struct sirq_policy policy_ksoftirqd = {
 	.name = "ksoftirqd",
 	.worker_should_handle = ksoftirqd_should_handle,
+	.would_defer = ksoftirqd_would_defer,
 	.need_resched_yields = need_resched_always_yields,
 };
 
@@ -170,6 +208,7 @@ static const struct sirq_policy policy_kicinski = {
 	.name = "kicinski",
 	.limits_before_need_resched = true,
 	.worker_should_handle = kicinski_should_handle,
+	.would_defer = kicinski_would_defer,
 	.need_resched_yields = kicinski_need_resched_yields,
 	.work_left = kicinski_work_left,
 	.worker_idle = kicinski_worker_idle,
@@ -178,6 +217,7 @@ static const struct sirq_policy policy_kicinski = {
 static const struct sirq_policy policy_deferred = {
 	.name = "deferred",
 	.worker_should_handle = deferred_should_handle,
+	.would_defer = deferred_would_defer,
 	.need_resched_yields = need_resched_always_yields,
 };
 

@@ -97,6 +97,13 @@ struct sirq_policy {
 	bool (*worker_should_handle)(struct sirq_cpu *cpu, uint32_t pending,
 				     uint64_t now_j);
 	/*
+	 * The same decision as a question, without its side effects
+	 * (counters, closing a window), from any thread: would @pending be
+	 * left to the worker at @now_j?
+	 */
+	bool (*would_defer)(const struct sirq_cpu *cpu, uint32_t pending,
+			    uint64_t now_j);
+	/*
 	 * Test the time and restart limits before need_resched() when a
 	 * pass looks for more work (patch 2 of the Dec 2022 set); the
 	 * kernels before and since test need_resched() before the restart
@@ -196,6 +203,7 @@ uint64_t sirq_span(const struct sirq_cpu *cpu, uint64_t ns);
 
 void sirq_pending_drop(struct sirq_cpu *cpu, uint32_t mask);
 void sirq_irq_leave(struct sirq_cpu *cpu);
+bool sirq_inline_wanted(const struct sirq_cpu *cpu);
 
 void sirq_tasklet_action(struct sirq_cpu *cpu, void *arg);
 

@@ -143,7 +143,13 @@ thread_cpu_ns(clockid_t clock)
 /*
  * The dispatcher found the lock taken. If sirqd holds it and has not run
  * since the dispatcher's last look, the scheduler preempted it inside a
- * pass: lend it SCHED_FIFO so that the pass ends now. Dispatcher only.
+ * pass: lend it SCHED_FIFO so that the pass ends now, if the dispatcher
+ * would run the pending work itself. A policy that would leave the work
+ * to sirqd anyway (ksoftirqd, kicinski inside a window, deferred) waits
+ * for the scheduler, as it waits for ksoftirqd: lending there gave sirqd
+ * SCHED_FIFO time that its fair share is never charged, and took the
+ * application's half of the CPU (the 4cd13c21b207 flood). Dispatcher
+ * only.
  */
 void
 sirqd_lock_busy(struct sirqd *w)
@@ -154,7 +160,8 @@ sirqd_lock_busy(struct sirqd *w)
 	int ret;
 
 	if (w->pi_priority == 0 || token == 0 ||
-	    sirq_exec_lock_owner(w->cpu) != token) {
+	    sirq_exec_lock_owner(w->cpu) != token ||
+	    !sirq_inline_wanted(w->cpu)) {
 		w->pi_watching = false;
 		return;
 	}

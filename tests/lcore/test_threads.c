@@ -77,6 +77,7 @@ starve_cpu0(unsigned int ms)
 struct starve_result {
 	struct sirq_stats before;	/* when the starvation began */
 	struct sirq_stats after;	/* when it ended */
+	struct sirq_lcore_stats lcore;	/* at the end */
 };
 
 static void
@@ -92,6 +93,7 @@ run_starvation(enum sirq_policy_id policy, struct starve_result *r)
 	starve_cpu0(STARVE_MS);
 	sirq_stats_get(cpu, &r->after);
 	dispatcher_join(lc);
+	sirq_lcore_stats_get(lc, &r->lcore);
 	sirq_lcore_free(lc);
 }
 
@@ -116,6 +118,9 @@ Test(lcore_threads, ksoftirqd_leaves_a_starved_worker_its_work, .timeout = 30)
 	cr_expect_eq(inline_runs(&r.after), inline_runs(&r.before),
 		     "nothing ran inline while sirqd was starved");
 	cr_expect_eq(r.after.window_overrides, 0);
+	/* The policy waits for sirqd anyway: no loan hurries its pass. */
+	cr_expect_eq(r.lcore.worker_pi_boosts, 0,
+		     "priority lent though the dispatcher would defer");
 }
 
 Test(lcore_threads, kicinski_takes_the_work_back_after_the_window, .timeout = 30)
@@ -140,6 +145,8 @@ Test(lcore_threads, mainline_keeps_running_inline, .timeout = 30)
 		     "inline passes left work for sirqd");
 	cr_expect_gt(inline_runs(&r.after), inline_runs(&r.before));
 	cr_expect_eq(r.after.deferred_to_worker, 0);
+	/* The dispatcher wants the work: the starved pass is lent the CPU. */
+	cr_expect_gt(r.lcore.worker_pi_boosts, 0);
 }
 
 /*
