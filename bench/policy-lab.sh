@@ -7,10 +7,17 @@
 #          population of LAB_BURSTS bursts per port through l2fwd-sirq
 #          over two memif links; the application's LAB_STALL_THREADS
 #          threads each keep the CPU for 10 ms or more at random moments.
-#   flood  two net_null ports (input without end) and a steady application
-#          load that does not ask for the CPU (quiet: need_resched stays
-#          clear, as for the task an interrupt lands on in the kernel):
-#          what the application keeps, what is forwarded.
+#   flood  the flood of 4cd13c21b207 (2016) as the commit measured it: two
+#          net_null ports (input without end) into a UDP-like receiver
+#          on the same CPU (--receiver LAB_FLOOD_RECEIVER): NET_RX spends
+#          1 us a packet and queues it on a socket of 256 packets, one
+#          reader thread spends 1 us a packet. What the application
+#          receives per second, the socket's drops, NET_RX's packets and
+#          the CPU split between the reader, sirqd and the dispatcher.
+#   flood-burn  the flood as it was before: the same ports forwarded and
+#          a CPU-burning load that never touches a packet and does not
+#          ask for the CPU (LAB_FLOOD_LOAD, quiet); its application
+#          progress. Not in the default scenarios.
 #   tick   the stall scenario under kicinski with jiffies-resolution
 #          windows (tick_hz 100, 250, 1000) against TSC-exact ones.
 #
@@ -24,7 +31,8 @@
 #   LAB_POLICIES="mainline ksoftirqd kicinski deferred"
 #   LAB_RUNS=N        runs per policy (default 3)
 #   LAB_SECONDS=S     seconds measured per run (default 10)
-#   LAB_STALL_LOAD, LAB_FLOOD_LOAD   --app-load of the scenarios
+#   LAB_STALL_LOAD, LAB_FLOOD_LOAD   --app-load of stall and flood-burn
+#   LAB_FLOOD_RECEIVER                --receiver of flood
 #   LAB_OPTS="..."    more l2fwd-sirq options for every run
 #   BENCH_HUGE=0      --no-huge (default: hugepages when root can have
 #                     them, scripts/hugepages.sh; --no-huge otherwise)
@@ -40,6 +48,7 @@ SECONDS_PER_RUN=${LAB_SECONDS:-10}
 BURSTS=${LAB_BURSTS:-8}
 STALL_LOAD=${LAB_STALL_LOAD:-hold=10ms,period=40ms,random,threads=6}
 FLOOD_LOAD=${LAB_FLOOD_LOAD:-hold=50ms,period=50ms,threads=2,quiet}
+FLOOD_RECEIVER=${LAB_FLOOD_RECEIVER:-proto=1us,app=1us,rcvbuf=256,threads=1}
 TICK_HZ="100 250 1000"
 L2FWD=build/apps/l2fwd-sirq/l2fwd-sirq
 TESTPMD=${TESTPMD:-/usr/bin/dpdk-testpmd}
@@ -74,13 +83,15 @@ run_stall() {	# scenario policy tick_hz run
 	record "$1" "$2" "$3" "$4" "$OUT/$tag.end.json" "$OUT/$tag.start.json"
 }
 
-run_flood() {	# policy run
-	local policy=$1 run=$2 tag=flood-$1-0-$2
+# The flood scenarios: two net_null ports, counters from start to end.
+run_flood() {	# scenario policy run l2fwd-sirq-options...
+	local scenario=$1 policy=$2 run=$3 tag=$1-$2-0-$3
 	local report=$OUT/$tag.json log=$OUT/$tag.log
+	shift 3
 	# shellcheck disable=SC2046 # eal_mem gives two or three arguments
 	set -- "$L2FWD" -l 1 $(eal_mem 256) --no-pci --vdev=net_null0 --vdev=net_null1 \
 		--file-prefix="$PREFIX-l2fwd" -- -T 0 --mode irq --policy "$policy" \
-		--app-load "$FLOOD_LOAD" --duration "$SECONDS_PER_RUN" --report "$report" \
+		"$@" --duration "$SECONDS_PER_RUN" --report "$report" \
 		"${EXTRA[@]}"
 	echo "   $*"
 	"$@" >"$log" 2>&1 &
@@ -88,12 +99,13 @@ run_flood() {	# policy run
 	wait "$pid" || fail "$tag: l2fwd-sirq exited with $?; see $log"
 	pid=""
 	dpdk_leftovers_rm "$PREFIX-"
-	record flood "$policy" 0 "$run" "$report"
+	record "$scenario" "$policy" 0 "$run" "$report"
 }
 
 echo "== policy-lab: $SCENARIOS; policies $POLICIES; $RUNS runs x ${SECONDS_PER_RUN}s"
 echo "   stall load --app-load $STALL_LOAD, $BURSTS burst(s) per port circulating"
-echo "   flood load --app-load $FLOOD_LOAD, two net_null ports"
+echo "   flood: two net_null ports into --receiver $FLOOD_RECEIVER"
+echo "   flood-burn: two net_null ports forwarded, --app-load $FLOOD_LOAD"
 bench_memory 256
 start=$(date +%s)
 for run in $(seq "$RUNS"); do
@@ -103,11 +115,17 @@ for run in $(seq "$RUNS"); do
 		stall)
 			for p in $POLICIES; do run_stall stall "$p" 0 "$run"; done ;;
 		flood)
-			for p in $POLICIES; do run_flood "$p" "$run"; done ;;
+			for p in $POLICIES; do
+				run_flood flood "$p" "$run" --receiver "$FLOOD_RECEIVER"
+			done ;;
+		flood-burn)
+			for p in $POLICIES; do
+				run_flood flood-burn "$p" "$run" --app-load "$FLOOD_LOAD"
+			done ;;
 		tick)
 			for hz in $TICK_HZ; do run_stall tick kicinski "$hz" "$run"; done ;;
 		*)
-			fail "unknown scenario '$scenario' (stall, flood, tick)" ;;
+			fail "unknown scenario '$scenario' (stall, flood, flood-burn, tick)" ;;
 		esac
 	done
 done

@@ -10,9 +10,18 @@ report taken at the start; counters are then the difference of the two.
 Latency percentiles come from the raise-to-run histogram (log2 buckets of
 ns: a percentile is the upper bound of its bucket); the maximum is the
 run's own. LAB.json is the renderer's input (one object per run, format
-in policy_plots.py); the two figures the issue targets are printed: the
-stall ratio ksoftirqd / kicinski (stalls pooled over all runs) and the
-application progress of each policy under flood against ksoftirqd's.
+in policy_plots.py); the figures the issues target are printed: the
+stall ratio ksoftirqd / kicinski (stalls pooled over all runs); under
+flood (l2fwd-sirq --receiver) the packets the application received per
+second, ksoftirqd's against mainline's and kicinski's against
+ksoftirqd's; under flood-burn the application progress of each policy
+against ksoftirqd's.
+
+A run with --receiver adds app.rx_pps (packets the reader threads
+received per second), and "receiver": processed (by NET_RX), received,
+drops (the socket queue's, UDP's RcvbufErrors) with their rates, and
+cpu_split: the CPU time of the readers, sirqd and the dispatcher as
+shares of the time they were sampled over.
 """
 
 import json
@@ -55,6 +64,13 @@ def totals(r):
         t["wakeup_" + w] = k["wakeup_" + w]
     for c in COUNTERS:
         t[c] = k[c]
+    rcv = r.get("receiver")
+    if rcv:
+        for key in ("processed", "received", "drops", "drained_at_exit"):
+            t["rcv_" + key] = sum(x[key] for x in rcv)
+        for key in ("receiver_s", "sirqd_s", "dispatcher_s"):
+            t["rcv_cpu_" + key] = sum(x["cpu"][key] for x in rcv)
+        t["rcv_cpu_window_s"] = rcv[0]["cpu"]["window_s"]
     return t
 
 
@@ -111,6 +127,16 @@ def run_figures(run):
     f["wakeups_per_s"] = {w: t["wakeup_" + w] / s for w in WAKE_REASONS}
     for c in COUNTERS:
         f[c + "_per_s"] = t[c] / s
+    if "rcv_processed" in t:
+        win = t["rcv_cpu_window_s"]
+        f["receiver"] = {
+            "processed": t["rcv_processed"], "received": t["rcv_received"],
+            "drops": t["rcv_drops"], "drained_at_exit": t["rcv_drained_at_exit"],
+            "processed_pps": t["rcv_processed"] / s,
+            "rx_pps": t["rcv_received"] / s, "drops_per_s": t["rcv_drops"] / s,
+            "cpu_split": {who: (t["rcv_cpu_" + who + "_s"] / win if win else None)
+                          for who in ("receiver", "sirqd", "dispatcher")},
+        }
     return f
 
 
@@ -130,6 +156,14 @@ def to_plots(line):
            "windows": {"overrides": round(f["window_overrides_per_s"] * f["seconds"]),
                        "stale_ignored": round(f["stale_windows_ignored_per_s"] * f["seconds"])},
            "latency": {}}
+    rcv = f.get("receiver")
+    if rcv:
+        # The application is the reader: its CPU and what it received.
+        out["app"] = {"cpu_share": rcv["cpu_split"]["receiver"],
+                      "rx_pps": rcv["rx_pps"]}
+        out["packets"] = {"processed": rcv["processed"], "dropped": rcv["drops"],
+                          "arrived": rcv["processed"]}
+        out["receiver"] = rcv
     for vec in ("NET_RX", "NET_TX"):
         v = f[vec]
         if v["samples"] == 0:
@@ -154,15 +188,31 @@ def headline(runs):
         ratio = ("%.1fx" % (ks / kc)) if kc else "inf (kicinski had none)"
         print("stall: ksoftirqd %.2f, kicinski %.2f stalls/s pooled over %d runs: "
               "ratio %s" % (ks, kc, n, ratio))
-    flood = {}
-    for r in runs:
-        if r["scenario"] == "flood":
-            flood.setdefault(r["policy"], []).append(r["app"]["work_units_per_s"])
-    if "ksoftirqd" in flood:
-        base = statistics.median(flood["ksoftirqd"])
-        print("flood: application progress against ksoftirqd's (medians): " +
-              ", ".join("%s %.2f" % (p, statistics.median(v) / base)
-                        for p, v in flood.items()))
+    def medians(scenario, key):
+        by = {}
+        for r in runs:
+            if r["scenario"] == scenario and r["app"].get(key) is not None:
+                by.setdefault(r["policy"], []).append(r["app"][key])
+        return {p: statistics.median(v) for p, v in by.items()}
+
+    def ratio(a, b):
+        return ("%.1fx" % (a / b)) if b else "inf"
+
+    rx = medians("flood", "rx_pps")
+    if rx:
+        print("flood: packets received per second (medians): " +
+              ", ".join("%s %.0f" % (p, v) for p, v in rx.items()))
+    if "ksoftirqd" in rx and "mainline" in rx:
+        print("flood: ksoftirqd / mainline %s (target >= 10x)"
+              % ratio(rx["ksoftirqd"], rx["mainline"]))
+    if "kicinski" in rx and "ksoftirqd" in rx:
+        print("flood: kicinski / ksoftirqd %s (target >= 0.8x)"
+              % ratio(rx["kicinski"], rx["ksoftirqd"]))
+    burn = medians("flood-burn", "work_units_per_s")
+    if "ksoftirqd" in burn:
+        print("flood-burn: application progress against ksoftirqd's (medians): " +
+              ", ".join("%s %.2f" % (p, v / burn["ksoftirqd"])
+                        for p, v in burn.items()))
 
 
 def main():

@@ -8,6 +8,8 @@ Writes DIR/NAME-tables.md (also printed) and, per scenario and tick_hz:
   NAME-<scenario>[-hz<N>]-cdf.svg    NET_RX latency CDF per policy
   NAME-stall[-hz<N>]-stalls.svg      stalls >= threshold per second
   NAME-flood[-hz<N>]-app.svg         application CPU share
+  NAME-<scenario>[-hz<N>]-rx.svg     packets the application received per
+                                     second, where runs have app.rx_pps
 and, when the runs hold several tick_hz values:
   NAME-<scenario>-tickhz.svg         stalls/s (stall) or app share (flood)
                                      per policy and tick_hz
@@ -29,13 +31,19 @@ scenario runner on the real scheduler can write it by hand:
                              "max_us": .., "hist_ns": [[upper_ns, count], ..]},
                   "NET_TX": {...}}, hist_ns optional (no CDF without it);
                                     any key may be missing
-      "app": {"cpu_share": 0.43, "work_units_per_s": 4.3e5},
+      "app": {"cpu_share": 0.43, "work_units_per_s": 4.3e5,
+              "rx_pps": 4.1e5},     a receiving application (optional)
       "mpps": 0.19,
       "packets": {"processed": .., "dropped": .., "arrived": ..},
       "wakeups": {"need_resched": .., "restart_limit": .., "time_limit": ..},
-      "windows": {"overrides": .., "stale_ignored": ..}}]}
+      "windows": {"overrides": .., "stale_ignored": ..},
+      "receiver": {"processed_pps": .., "drops_per_s": ..,   (optional)
+                   "cpu_split": {"receiver": 0.45, "sirqd": 0.45,
+                                 "dispatcher": 0.05}}}]}
 
-Fields that are missing print as "-".
+Groups with app.rx_pps get a second table: per policy the packets the
+application received per second, the socket's drops per second, NET_RX's
+packets per second and the CPU split. Fields that are missing print as "-".
 """
 
 import argparse
@@ -145,6 +153,37 @@ def cell(runs, fn, fmt):
         return vals[len(vals) // 2] if vals else "-"
     v = median(vals)
     return "-" if v is None else fmt.format(v)
+
+
+# The receiver's table (flood as 4cd13c21b207 measured it).
+RECEIVER_COLUMNS = [
+    ("app rx pps", lambda r: get(r, "app", "rx_pps"), "{:.4g}"),
+    ("drops/s", lambda r: get(r, "receiver", "drops_per_s"), "{:.4g}"),
+    ("NET_RX pps", lambda r: get(r, "receiver", "processed_pps"), "{:.4g}"),
+    ("CPU app %", lambda r: pct(get(r, "receiver", "cpu_split", "receiver")), "{:.1f}"),
+    ("CPU sirqd %", lambda r: pct(get(r, "receiver", "cpu_split", "sirqd")), "{:.1f}"),
+    ("CPU dispatcher %", lambda r: pct(get(r, "receiver", "cpu_split", "dispatcher")),
+     "{:.1f}"),
+]
+
+
+def receiver_table(key, by_policy, meta):
+    scenario, hz, label = key
+    n = max(len(v) for v in by_policy.values())
+    title = f"{scenario}, tick_hz {hz}" + (f", {label}" if label else "") + ", receiver"
+    lines = [f"**{title}** ({meta['name']}"
+             + (f", median of {n} runs" if n > 1 else "") + ")", "",
+             "| policy | " + " | ".join(c[0] for c in RECEIVER_COLUMNS) + " |",
+             "|---|" + "---:|" * len(RECEIVER_COLUMNS)]
+    for p in sorted(by_policy, key=policy_key):
+        lines.append(f"| `{p}` | " + " | ".join(
+            cell(by_policy[p], fn, fmt) for _, fn, fmt in RECEIVER_COLUMNS) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def has_receiver(by_policy):
+    return any(get(r, "app", "rx_pps") is not None
+               for runs in by_policy.values() for r in runs)
 
 
 def table(key, by_policy, meta):
@@ -325,6 +364,8 @@ def main():
     for key, by_policy in g.items():
         scenario, hz, label = key
         md.append(table(key, by_policy, meta))
+        if has_receiver(by_policy):
+            md.append(receiver_table(key, by_policy, meta))
         tag = f"{prefix}-{scenario}" + (f"-hz{hz}" if hz else "") + \
             (f"-{label.replace(' ', '_')}" if label else "")
         pols = sorted(by_policy, key=policy_key)
@@ -335,7 +376,12 @@ def main():
                 f"NET_RX stalls >= {thr:g} ms per second, {where}", "stalls/s",
                 [""], {p: [median([r.get("stalls_per_s") for r in by_policy[p]])]
                        for p in pols}, "{:.2f}"))
-        if scenario == "flood":
+        if has_receiver(by_policy):
+            write(f"{tag}-rx.svg", bars(
+                f"packets the application received per second, {where}", "packets/s",
+                [""], {p: [median([get(r, "app", "rx_pps") for r in by_policy[p]])]
+                       for p in pols}, "{:.3g}"))
+        if scenario in ("flood", "flood-burn"):
             write(f"{tag}-app.svg", bars(
                 f"application CPU share, {where}", "app CPU %",
                 [""], {p: [pct(median([get(r, "app", "cpu_share") for r in by_policy[p]]))]

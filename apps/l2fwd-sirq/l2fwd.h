@@ -19,6 +19,7 @@
 #include <sirq.h>
 
 #include "app_opts.h"
+#include "l2fwd_receiver.h"
 
 #define L2FWD_PROG "l2fwd-sirq"
 #define L2FWD_MAX_RX_PER_LCORE 16
@@ -31,6 +32,7 @@ struct l2fwd_opts {
 	uint32_t period_s;
 	bool mac_updating;
 	char portmap[APP_STR_LEN];
+	struct l2fwd_receiver_spec receiver;	/* --receiver */
 };
 
 /* The l2fwd options (section [l2fwd]), for app_opts_parse(). */

@@ -12,6 +12,14 @@
 
 #define L2(field) offsetof(struct l2fwd_opts, field)
 
+static int
+parse_receiver(void *conf, const char *value, char *err, size_t len)
+{
+	struct l2fwd_opts *o = conf;
+
+	return l2fwd_receiver_parse(value, &o->receiver, err, len);
+}
+
 const struct app_opt l2fwd_opts_table[] = {
 	{ "portmask", 'p', "l2fwd", APP_OPT_HEX64, L2(portmask), 1, UINT64_MAX,
 	  "MASK", "hexadecimal mask of the ports to use", NULL, NULL },
@@ -29,6 +37,9 @@ const struct app_opt l2fwd_opts_table[] = {
 	{ "portmap", 0, "l2fwd", APP_OPT_STRING, L2(portmap), 0, 0, "MAP",
 	  "port pairs, e.g. \"(0,1)(2,3)\" (unset: pairs in port order)",
 	  NULL, NULL },
+	{ "receiver", 0, "l2fwd", APP_OPT_CUSTOM, 0, 0, 0, "SPEC",
+	  "receive instead of forwarding: NET_RX queues each packet on a socket of rcvbuf packets after proto of work, threads on the lcore's CPUs read it at app a packet: proto=1us,app=1us,rcvbuf=256,threads=1[,nice=0], or off",
+	  parse_receiver, L2FWD_RECEIVER_DEFAULT_TEXT },
 };
 
 const size_t l2fwd_nb_opts = RTE_DIM(l2fwd_opts_table);
@@ -42,6 +53,7 @@ l2fwd_opts_defaults(struct l2fwd_opts *o)
 	o->period_s = L2FWD_STATS_PERIOD_DEFAULT;
 	o->mac_updating = true;
 	o->portmask = 0x3;
+	l2fwd_receiver_spec_default(&o->receiver);
 }
 
 int

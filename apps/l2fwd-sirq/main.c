@@ -9,7 +9,9 @@
  * --no-mac-updating. Each forwarding lcore runs a libsirq dispatcher: its
  * Rx queues are NAPI contexts, forwarding happens in NET_RX, transmission
  * in NET_TX, statistics in an rte_timer on TIMER. --app-load puts a
- * "process" beside each dispatcher, for the stall and flood scenarios.
+ * "process" beside each dispatcher, for the stall and flood scenarios;
+ * --receiver makes NET_RX deliver to a socket that threads on the
+ * lcore's CPU read, instead of forwarding (the flood of 4cd13c21b207).
  */
 
 #include <errno.h>
@@ -70,6 +72,7 @@ struct fwd_lcore {
 	int tx_queue[RTE_MAX_ETHPORTS];		/* -1: does not send there */
 	struct l2fwd_path path;
 	struct app_load load;
+	struct l2fwd_receiver rcv;	/* --receiver */
 };
 
 static struct app_common common;
@@ -297,7 +300,11 @@ choose_pool_ops(void)
 		snprintf(why, sizeof(why), "EAL --mbuf-pool-ops-name");
 	else if (lcores_share_cpus(why, sizeof(why)))
 		ops = SHARED_CPU_POOL_OPS;
-	else {
+	else if (opts.receiver.enabled) {
+		/* Readers free mbufs to the pool on the lcores' CPUs. */
+		snprintf(why, sizeof(why), "--receiver threads share the lcores' CPUs");
+		ops = SHARED_CPU_POOL_OPS;
+	} else {
 		ops = rte_mbuf_best_mempool_ops();
 		snprintf(why, sizeof(why), "default: no two lcores share a CPU");
 	}
@@ -452,6 +459,12 @@ print_stats(void)
 	}
 	printf("total:   rx %12" PRIu64 " tx %12" PRIu64 " dropped %8" PRIu64
 	       "  (%.3f Mpps)\n", rx, tx, drop, secs > 0 ? (double)rx / secs / 1e6 : 0);
+	if (opts.receiver.enabled) {
+		unsigned int i;
+
+		for (i = 0; i < nb_fwd; i++)
+			l2fwd_receiver_print(stdout, &fwd[i].rcv, now - start_ns);
+	}
 	fflush(stdout);
 	last_stats_ns = now;
 }
@@ -469,8 +482,38 @@ control_tick(struct rte_timer *t, void *arg)
 	for (port = 0; port < RTE_MAX_ETHPORTS; port++)
 		if (ports[port].enabled)
 			update_link(port);
+	if (opts.receiver.enabled) {
+		unsigned int i;
+
+		for (i = 0; i < nb_fwd; i++)
+			l2fwd_receiver_sample_cpu(&fwd[i].rcv);
+	}
 	app_control(&common, start_ns, opts.period_s, last_stats_ns,
 		    write_report, print_stats);
+}
+
+/* NET_RX under --receiver: the port's count, then the socket. */
+static void
+receiver_rx(struct sirq_lcore *lc, uint16_t port, uint16_t queue,
+	    struct rte_mbuf **pkts, uint16_t n, void *arg)
+{
+	struct fwd_lcore *f = arg;
+	uint64_t *rx = &f->path.port[port].rx;
+
+	__atomic_store_n(rx, __atomic_load_n(rx, __ATOMIC_RELAXED) + n,
+			 __ATOMIC_RELAXED);
+	l2fwd_receiver_rx(lc, port, queue, pkts, n, &f->rcv);
+}
+
+/* The dispatcher of an lcore, as rte_eal_remote_launch() starts it. */
+static int
+lcore_main(void *arg)
+{
+	struct fwd_lcore *f = arg;
+
+	if (opts.receiver.enabled)
+		l2fwd_receiver_dispatcher_started(&f->rcv);
+	return sirq_lcore_main(f->lc);
 }
 
 static struct sirq_lcore *
@@ -494,9 +537,16 @@ create_lcore(struct fwd_lcore *f)
 	}
 	app_load_init(&f->load, &common.load, sirq_lcore_cpu(f->lc),
 		      f->lcore_id, conf.mode);
+	if (opts.receiver.enabled &&
+	    l2fwd_receiver_init(&f->rcv, &opts.receiver, f->lcore_id,
+				(int)rte_lcore_to_socket_id(f->lcore_id)) != 0)
+		return NULL;
 	for (i = 0; i < f->nb_rx; i++)
 		if (sirq_lcore_add_rx_queue(f->lc, f->rx_port[i], f->rx_queue[i],
-					    l2fwd_rx, &f->path) != 0)
+					    opts.receiver.enabled ? receiver_rx :
+					    l2fwd_rx,
+					    opts.receiver.enabled ? (void *)f :
+					    (void *)&f->path) != 0)
 			return NULL;
 	/* Its own queue on each port it transmits to (assign_tx_queues()). */
 	for (port = 0; port < RTE_MAX_ETHPORTS; port++) {
@@ -512,6 +562,22 @@ create_lcore(struct fwd_lcore *f)
 	return f->lc;
 }
 
+/* "receiver": one object per forwarding lcore. */
+static void
+receiver_json(FILE *f, const void *arg)
+{
+	uint64_t elapsed = app_now_ns() - start_ns;
+	unsigned int i;
+
+	RTE_SET_USED(arg);
+	fprintf(f, "[");
+	for (i = 0; i < nb_fwd; i++) {
+		fprintf(f, "%s", i ? ",\n  " : "");
+		l2fwd_receiver_json(f, &fwd[i].rcv, elapsed);
+	}
+	fprintf(f, "]");
+}
+
 static void
 write_report(void)
 {
@@ -524,6 +590,10 @@ write_report(void)
 	unsigned int i;
 	uint16_t port;
 
+	if (opts.receiver.enabled) {
+		r.extra_name = "receiver";
+		r.extra_json = receiver_json;
+	}
 	for (i = 0; i < nb_fwd; i++) {
 		r.lcores[r.nb_lcores].lc = fwd[i].lc;
 		r.lcores[r.nb_lcores].load = common.load.enabled ? &fwd[i].load : NULL;
@@ -614,6 +684,10 @@ main(int argc, char **argv)
 			   nb_txq_all * (TX_DESC + SIRQ_TX_BURST) +
 			   nb_fwd * (MEMPOOL_CACHE * 3 / 2),
 			   (unsigned int)MIN_MBUFS);
+	/* --receiver: the sockets, and what each reader holds. */
+	if (opts.receiver.enabled)
+		nb_mbufs += nb_fwd * (opts.receiver.rcvbuf +
+				      opts.receiver.threads * L2FWD_RCV_BATCH);
 	for (port = 0; port < RTE_MAX_ETHPORTS; port++) {
 		if (!ports[port].enabled)
 			continue;
@@ -639,12 +713,19 @@ main(int argc, char **argv)
 			rte_get_timer_hz() / 1000 * CONTROL_PERIOD_MS, PERIODICAL,
 			fwd[0].lcore_id, control_tick, NULL);
 	for (i = 0; i < nb_fwd; i++) {
-		printf(PROG ": lcore %u forwards %u queue(s) under %s, %s mode\n",
-		       fwd[i].lcore_id, fwd[i].nb_rx,
-		       sirq_policy_name(common.lcore.params.policy),
+		printf(PROG ": lcore %u %s %u queue(s) under %s, %s mode\n",
+		       fwd[i].lcore_id,
+		       opts.receiver.enabled ? "receives on" : "forwards",
+		       fwd[i].nb_rx, sirq_policy_name(common.lcore.params.policy),
 		       common.lcore.mode == SIRQ_MODE_IRQ ? "irq" : "poll");
+		if (opts.receiver.enabled)
+			printf(PROG ": lcore %u: socket of %u packets, %u reader(s), "
+			       "proto %" PRIu64 " ns, app %" PRIu64 " ns a packet\n",
+			       fwd[i].lcore_id, opts.receiver.rcvbuf,
+			       opts.receiver.threads, opts.receiver.proto_ns,
+			       opts.receiver.app_ns);
 		if (fwd[i].lcore_id != rte_get_main_lcore())
-			rte_eal_remote_launch(sirq_lcore_main, fwd[i].lc,
+			rte_eal_remote_launch(lcore_main, &fwd[i],
 					      fwd[i].lcore_id);
 	}
 	if (common.load.enabled && common.lcore.mode == SIRQ_MODE_IRQ)
@@ -653,14 +734,24 @@ main(int argc, char **argv)
 				sirq_lcore_stop_all();
 				rc = 1;
 			}
+	if (opts.receiver.enabled)
+		for (i = 0; i < nb_fwd; i++)
+			if (l2fwd_receiver_start(&fwd[i].rcv) != 0) {
+				sirq_lcore_stop_all();
+				rc = 1;
+			}
 	for (i = 0; i < nb_fwd; i++)
 		if (fwd[i].lcore_id == rte_get_main_lcore())
-			sirq_lcore_main(fwd[i].lc);
+			lcore_main(&fwd[i]);
 	rte_eal_mp_wait_lcore();
 	rte_timer_stop_sync(&control_timer);
 	if (common.load.enabled && common.lcore.mode == SIRQ_MODE_IRQ)
 		for (i = 0; i < nb_fwd; i++)
 			app_load_stop(&fwd[i].load);
+	/* The readers stop; what they left in the sockets is freed. */
+	if (opts.receiver.enabled)
+		for (i = 0; i < nb_fwd; i++)
+			l2fwd_receiver_stop(&fwd[i].rcv);
 	if (app_quit_signal != 0)
 		printf(PROG ": signal %d, stopping\n", (int)app_quit_signal);
 	if (opts.period_s != 0)
@@ -682,6 +773,10 @@ out:
 	for (i = 0; i < nb_fwd; i++) {
 		sirq_lcore_free(fwd[i].lc);
 		fwd[i].lc = NULL;
+		if (opts.receiver.enabled) {
+			l2fwd_receiver_stop(&fwd[i].rcv);
+			l2fwd_receiver_free(&fwd[i].rcv);
+		}
 	}
 	for (i = 0; i < RTE_MAX_NUMA_NODES; i++)
 		rte_mempool_free(pools[i]);

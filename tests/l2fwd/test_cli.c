@@ -233,6 +233,52 @@ Test(l2fwd_cli, app_load_hold_longer_than_period_is_refused_before_eal)
 		       "period 10000 us");
 }
 
+/* --receiver: each bad item named with its value (and its range). */
+struct bad_receiver {
+	char spec[48];
+	char line[96];
+};
+
+ParameterizedTestParameters(l2fwd_cli, receiver_bad_value_is_refused_before_eal)
+{
+	static struct bad_receiver cases[] = {
+		{ "proto=2parsecs", "--receiver: bad proto '2parsecs' (0..10ms)" },
+		{ "app=11ms", "--receiver: bad app '11ms' (0..10ms)" },
+		{ "app=-1us", "--receiver: bad app '-1us' (0..10ms)" },
+		{ "rcvbuf=0", "--receiver: bad rcvbuf '0' (1..1048576 packets)" },
+		{ "rcvbuf=64k", "--receiver: bad rcvbuf '64k' (1..1048576 packets)" },
+		{ "threads=17", "--receiver: bad threads '17' (1..16)" },
+		{ "nice=x", "--receiver: bad nice 'x' (-20..19)" },
+		{ "proto=1us,sockets=2", "--receiver: bad item 'sockets=2'" },
+		{ "rcvbuf", "--receiver: bad item 'rcvbuf'" },
+	};
+
+	return cr_make_param_array(struct bad_receiver, cases,
+				   sizeof(cases) / sizeof(cases[0]));
+}
+
+ParameterizedTest(struct bad_receiver *c, l2fwd_cli,
+		  receiver_bad_value_is_refused_before_eal)
+{
+	const char *args[] = { "--receiver", c->spec, NULL };
+	char line[128];
+
+	snprintf(line, sizeof(line), PROG "%s", c->line);
+	expect_refused(args, line);
+}
+
+Test(l2fwd_cli, receiver_bad_value_in_config_is_refused_before_eal)
+{
+	char path[512], line[600];
+	const char *args[] = { "--config", path, NULL };
+
+	snprintf(path, sizeof(path), "%s", l2t_path("bad.ini"));
+	l2t_write_file(path, "[l2fwd]\nreceiver = rcvbuf=64,threads=0\n");
+	snprintf(line, sizeof(line), PROG "%s: [l2fwd] --receiver: bad threads "
+		 "'0' (1..16)", path);
+	expect_refused(args, line);
+}
+
 Test(l2fwd_cli, missing_config_file_is_refused_before_eal)
 {
 	char path[512], line[600];
@@ -441,7 +487,7 @@ static const struct {
 } expected_opts[] = {
 	{ "portmask", "0x3" }, { "queues", "0" }, { "rxq", "1" },
 	{ "period", "10" }, { "mac-updating", NULL },
-	{ "no-mac-updating", NULL }, { "portmap", "" },
+	{ "no-mac-updating", NULL }, { "portmap", "" }, { "receiver", "off" },
 	{ "config", "" }, { "report", "" }, { "duration", "0" },
 	{ "app-load", "off" }, { "help", NULL }, { "policy", "@" },
 	{ "mode", "poll" }, { "max-restart", "10" }, { "max-time-us", "2000" },
