@@ -18,13 +18,16 @@
  *    of time only, so every policy sees the same traffic.
  *  - the dispatcher, a hardirq that preempts every task: every irq tick
  *    (and, optionally, on an Rx interrupt with NAPI's re-arm rule) it
- *    raises NET_RX if the ring holds packets and calls sirq_irq_exit().
+ *    schedules the ring's NAPI context if the ring holds packets (which
+ *    raises NET_RX unless it was scheduled) and calls sirq_irq_exit().
  *    Its inline work is charged to no task, as with IRQ time accounting.
- *  - NET_RX, net_rx_action(): NAPI polls of 64 packets until the netdev
- *    budget (300) or 2 ms is used, then re-raises itself (time squeeze).
- *    Each packet costs --cost-ns and is forwarded into a TX buffer that
- *    is flushed every 32 packets, as sirq_tx() does; NET_TX flushes the
- *    rest.
+ *  - NET_RX, net_rx_action(): the engine's own (sirq_napi_core.c, the
+ *    one the DPDK binding runs), with the Rx ring as its NAPI context:
+ *    weight 64, netdev budget 300, 2 ms. The ring is polled once per
+ *    run; a full poll re-raises NET_RX, a short one completes the
+ *    context and re-arms the Rx interrupt. Each packet costs --cost-ns
+ *    and is forwarded into a TX buffer that is flushed every 32 packets,
+ *    as sirq_tx() does; NET_TX flushes the rest.
  *  - tasks under a fair-share scheduler, EEVDF as in Linux >= 6.6:
  *    vruntime weighted by nice, eligibility against the weighted average,
  *    earliest virtual deadline first, a base slice checked at the
@@ -59,6 +62,8 @@
 #include <string.h>
 
 #include <sirq.h>
+
+#include "sirq_napi_core.h"
 
 #define PS_PER_NS	UINT64_C(1000)
 #define PS_PER_US	(1000 * PS_PER_NS)
@@ -424,6 +429,7 @@ struct app_thread {
 };
 
 struct nic {
+	uint16_t napi;		/* its NAPI context */
 	uint64_t prng;
 	uint64_t steady_next;	/* index of the next steady packet */
 	uint64_t dt_ps;		/* steady spacing */
@@ -448,11 +454,14 @@ struct sim {
 	uint64_t end;
 
 	struct nic nic;
+	struct sirq_softnet softnet;
 	struct pktq txbuf;
 	uint64_t tx_flushed;
 	uint64_t tx_dropped;
 	uint64_t rx_processed;
 	uint64_t time_squeeze;
+	/* Never, with one context whose weight is below the budget. */
+	uint64_t budget_exhausted;
 	struct hist lat_rx;
 	struct hist lat_tx;
 
@@ -741,36 +750,37 @@ tx_flush_full_bursts(struct sim *s)
 	}
 }
 
-/* net_rx_action() over one NAPI context. */
+/*
+ * The driver's NAPI poll of the Rx ring, for the engine's net_rx_action():
+ * up to @weight packets; a short poll completes the context, which turns
+ * the Rx interrupt on again.
+ */
+static unsigned int
+nic_napi_poll(void *ctx, uint16_t idx, uint16_t weight)
+{
+	struct sim *s = ctx;
+	uint64_t n;
+
+	(void)idx;
+	nic_sync(s);
+	n = min_u64(s->nic.ring.pkts, weight);
+	s->now += s->c->poll_cost_ps;
+	pktq_pop(&s->nic.ring, n, s->now, s->c->cost_ps, &s->lat_rx,
+		 &s->txbuf, &s->tx_dropped);
+	s->now += n * s->c->cost_ps;
+	s->rx_processed += n;
+	tx_flush_full_bursts(s);
+	if (n < weight)
+		nic_arm_irq(s);
+	return (unsigned int)n;
+}
+
 static void
 net_rx_action(struct sirq_cpu *cpu, void *arg)
 {
 	struct sim *s = arg;
-	int64_t budget = SIRQ_NETDEV_BUDGET_DEFAULT;
-	uint64_t time_limit = s->now + SIRQ_NETDEV_BUDGET_US_DEFAULT * PS_PER_US;
 
-	for (;;) {
-		uint64_t n;
-
-		nic_sync(s);
-		n = min_u64(s->nic.ring.pkts, SIRQ_NAPI_WEIGHT_DEFAULT);
-		s->now += s->c->poll_cost_ps;
-		pktq_pop(&s->nic.ring, n, s->now, s->c->cost_ps, &s->lat_rx,
-			 &s->txbuf, &s->tx_dropped);
-		s->now += n * s->c->cost_ps;
-		s->rx_processed += n;
-		tx_flush_full_bursts(s);
-		budget -= (int64_t)n;
-		if (n < SIRQ_NAPI_WEIGHT_DEFAULT) {
-			nic_arm_irq(s);
-			break;
-		}
-		if (budget <= 0 || s->now >= time_limit) {
-			s->time_squeeze++;
-			sirq_raise_irqoff(cpu, SIRQ_NET_RX);
-			break;
-		}
-	}
+	sirq_softnet_rx_action(&s->softnet);
 	if (s->txbuf.pkts > 0)
 		sirq_raise_irqoff(cpu, SIRQ_NET_TX);
 }
@@ -832,8 +842,9 @@ dispatcher_irq(struct sim *s)
 	if (s->nic.irq_armed && s->nic.irq_at <= s->now)
 		s->nic.irq_armed = false;	/* NAPI masks it until complete */
 	nic_sync(s);
+	/* A scheduled context is NET_RX's: its "interrupt" is masked. */
 	if (s->nic.ring.pkts > 0)
-		sirq_raise_irqoff(s->cpu, SIRQ_NET_RX);
+		sirq_napi_schedule(&s->softnet, s->nic.napi);
 	sirq_irq_exit(s->cpu);
 	s->irq_ps += s->now - t0;
 	if (s->next_irq_tick <= s->now)
@@ -987,7 +998,16 @@ static int
 sim_init(struct sim *s, const struct sim_conf *c)
 {
 	struct sirq_cpu_conf conf = { .name = "sim" };
+	struct sirq_softnet_conf sdc = {
+		.budget = SIRQ_NETDEV_BUDGET_DEFAULT,
+		.budget_usecs = SIRQ_NETDEV_BUDGET_US_DEFAULT,
+		.poll = nic_napi_poll,
+		.poll_ctx = s,
+		.time_squeeze = &s->time_squeeze,
+		.budget_exhausted = &s->budget_exhausted,
+	};
 	uint32_t i;
+	int napi;
 
 	memset(s, 0, sizeof(*s));
 	s->c = c;
@@ -1034,6 +1054,13 @@ sim_init(struct sim *s, const struct sim_conf *c)
 	if (sirq_register(s->cpu, SIRQ_NET_RX, net_rx_action, s, NULL) != 0 ||
 	    sirq_register(s->cpu, SIRQ_NET_TX, net_tx_action, s, NULL) != 0)
 		return -EINVAL;
+	sdc.cpu = s->cpu;
+	if (sirq_softnet_init(&s->softnet, &sdc) != 0)
+		return -EINVAL;
+	napi = sirq_napi_add(&s->softnet, SIRQ_NAPI_WEIGHT_DEFAULT);
+	if (napi < 0)
+		return napi;
+	s->nic.napi = (uint16_t)napi;
 	nic_arm_irq(s);
 	return 0;
 }
