@@ -126,6 +126,15 @@ sirq_params_check(const struct sirq_params *p)
 	return 0;
 }
 
+/* Time as the loop sees it: exact, or rounded down to a tick (jiffies). */
+static inline uint64_t
+sirq_jiffies(const struct sirq_cpu *cpu, uint64_t now)
+{
+	if (sirq_likely(cpu->tick_ns == 0))
+		return now;
+	return now - now % cpu->tick_ns;
+}
+
 /* A duration as the loop sees it: msecs_to_jiffies() rounds up. */
 uint64_t
 sirq_span(const struct sirq_cpu *cpu, uint64_t ns)

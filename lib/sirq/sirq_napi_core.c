@@ -135,12 +135,18 @@ napi_poll(struct sirq_softnet *sd, uint16_t idx, uint16_t *repoll,
 	return work;
 }
 
+/*
+ * The time limit is netdev_budget_usecs on the CPU's exact clock, not in
+ * jiffies: the kernel's jiffies + usecs_to_jiffies(2000) is one jiffy at
+ * HZ=100 or 250, so a run may last anything up to 10 or 4 ms, depending
+ * on where in the tick it started. The engine's tick_hz models that for
+ * the softirq loop's own limits; NET_RX keeps the 2 ms it is given.
+ */
 void
 sirq_softnet_rx_action(struct sirq_softnet *sd)
 {
 	struct sirq_cpu *cpu = sd->cpu;
-	uint64_t time_limit = sirq_jiffies(cpu, sirq_now(cpu)) +
-		sirq_span(cpu, sd->budget_ns);
+	uint64_t time_limit = sirq_now(cpu) + sd->budget_ns;
 	uint16_t repoll[SIRQ_NAPI_MAX];
 	unsigned int nb_repoll = 0, i;
 	int budget = sd->budget;
@@ -160,8 +166,7 @@ sirq_softnet_rx_action(struct sirq_softnet *sd)
 		}
 		budget -= (int)napi_poll(sd, poll_list_pop(sd), repoll,
 					 &nb_repoll);
-		if (sirq_unlikely(budget <= 0 ||
-				  sirq_jiffies(cpu, sirq_now(cpu)) >= time_limit)) {
+		if (sirq_unlikely(budget <= 0 || sirq_now(cpu) >= time_limit)) {
 			sirq_stat_add(sd->time_squeeze, 1);
 			if (budget <= 0)
 				sirq_stat_add(sd->budget_exhausted, 1);

@@ -122,8 +122,8 @@ sirq_napi_is_scheduled(const struct sirq_softnet *sd, uint16_t idx)
  * it is empty or the budget of units or time is spent (time_squeeze).
  * Then the list is, in this order: the contexts not reached, those
  * scheduled meanwhile, those that used their whole weight; if it is not
- * empty NET_RX is raised again. Time is the CPU's clock as the softirq
- * loop sees it: jiffies with a tick_hz, exact without.
+ * empty NET_RX is raised again. Time is the CPU's exact clock
+ * (sirq_now()), whatever its tick_hz: see sirq_napi_core.c.
  *
  * The holder of the CPU's execution lock only (NET_RX's handler).
  */

@@ -201,15 +201,6 @@ sirq_now(const struct sirq_cpu *cpu)
 	return cpu->ops.clock_ns(cpu->ops.ctx);
 }
 
-/* Time as the loop sees it: exact, or rounded down to a tick (jiffies). */
-static inline uint64_t
-sirq_jiffies(const struct sirq_cpu *cpu, uint64_t now)
-{
-	if (sirq_likely(cpu->tick_ns == 0))
-		return now;
-	return now - now % cpu->tick_ns;
-}
-
 uint64_t sirq_jiffies_now(const struct sirq_cpu *cpu);
 uint64_t sirq_span(const struct sirq_cpu *cpu, uint64_t ns);
 
