@@ -146,17 +146,11 @@ sirq_span(const struct sirq_cpu *cpu, uint64_t ns)
 	return (ns + t - 1) / t * t;
 }
 
-static inline uint64_t
-sirq_clock(const struct sirq_cpu *cpu)
-{
-	return cpu->ops.clock_ns(cpu->ops.ctx);
-}
-
 /* jiffies, for the policies. */
 uint64_t
 sirq_jiffies_now(const struct sirq_cpu *cpu)
 {
-	return sirq_jiffies(cpu, sirq_clock(cpu));
+	return sirq_jiffies(cpu, sirq_now(cpu));
 }
 
 static void
@@ -373,7 +367,7 @@ mark_pending(struct sirq_cpu *cpu, unsigned int vec, bool kick)
 
 	if (__atomic_load_n(&cpu->raise_ns[vec], __ATOMIC_ACQUIRE) != 0)
 		return 0;
-	now = sirq_clock(cpu);
+	now = sirq_now(cpu);
 	/* 0 means "no stamp": a clock at 0 stamps 1 ns instead. */
 	if (!__atomic_compare_exchange_n(&cpu->raise_ns[vec], &none,
 					 now != 0 ? now : 1, false,
@@ -483,7 +477,7 @@ run_action(struct sirq_cpu *cpu, unsigned int vec, enum sirq_ctx ctx,
 	a->handler(cpu, a->arg);
 	SIRQ_TRACE_SOFTIRQ_EXIT(cpu, vec, ctx);
 
-	end = sirq_clock(cpu);
+	end = sirq_now(cpu);
 	sirq_stat_add(&cpu->stats.runs[vec][ctx], 1);
 	sirq_stat_add(&cpu->stats.time_ns[vec][ctx], end - start);
 	return end;
@@ -556,7 +550,7 @@ restart_or_exit(struct sirq_cpu *cpu, enum sirq_ctx ctx, bool time_up,
 static enum sirq_exit
 do_softirq(struct sirq_cpu *cpu, enum sirq_ctx ctx)
 {
-	uint64_t now = sirq_clock(cpu);
+	uint64_t now = sirq_now(cpu);
 	uint64_t end = sirq_jiffies(cpu, now) +
 		sirq_span(cpu, cpu->params.max_time_ns);
 	unsigned int max_restart = cpu->params.max_restart;
@@ -604,7 +598,7 @@ do_softirq(struct sirq_cpu *cpu, enum sirq_ctx ctx)
 static enum sirq_irq_exit_result
 run_or_defer(struct sirq_cpu *cpu, uint32_t pending)
 {
-	uint64_t now_j = sirq_jiffies(cpu, sirq_clock(cpu));
+	uint64_t now_j = sirq_jiffies(cpu, sirq_now(cpu));
 
 	if (cpu->policy->worker_should_handle(cpu, pending, now_j)) {
 		/* deferred: the worker may still be asleep. */

@@ -262,8 +262,13 @@ sirq_lcore_create(unsigned int lcore_id, const struct sirq_lcore_conf *conf)
 	lc->rx.tx = &lc->tx;
 	lc->rx.lcore_id = lcore_id;
 	lc->rx.weight = conf->napi_weight;
-	lc->rx.budget = conf->netdev_budget;
-	lc->rx.budget_us = conf->netdev_budget_us;
+	ret = sirq_rx_init(&lc->rx, conf->netdev_budget,
+			   conf->netdev_budget_us);
+	if (ret != 0) {
+		SIRQ_LOG(ERR, "lcore %u: NAPI: %s", lcore_id, strerror(-ret));
+		rte_errno = -ret;
+		goto fail;
+	}
 	lc->tx.cpu = lc->cpu;
 	lc->tx.stats = &lc->stats;
 	lc->tx.lcore_id = lcore_id;

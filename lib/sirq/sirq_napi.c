@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 
 /*
- * NAPI: an lcore's Rx queues, how their "interrupt" is noticed, and
- * net_rx_action() (net/core/dev.c) as the NET_RX handler.
+ * NAPI: an lcore's Rx queues, how their "interrupt" is noticed, and what
+ * a poll of one does. Which queue is polled when, and for how much, is
+ * the engine's net_rx_action() (sirq_napi_core.c), shared with sirq-sim;
+ * this file is the driver it calls.
  *
  * A queue is idle until its "interrupt" schedules it: a done descriptor
  * where the PMD reports descriptor status, a written descriptor where it
@@ -23,19 +25,47 @@
 #include "sirq_dpdk.h"
 #include "sirq_napi.h"
 
+/* A queue's index is its bit in the engine's masks. */
+_Static_assert(SIRQ_LCORE_MAX_NAPI <= SIRQ_NAPI_MAX,
+	       "more Rx queues per lcore than NAPI contexts per CPU");
+
+static unsigned int napi_poll(void *ctx, uint16_t idx, uint16_t weight);
+
+/* With rx->cpu, rx->stats and rx->weight set: no queue yet. */
+int
+sirq_rx_init(struct sirq_rx *rx, unsigned int budget, unsigned int budget_us)
+{
+	struct sirq_softnet_conf conf = {
+		.cpu = rx->cpu,
+		.budget = budget,
+		.budget_usecs = budget_us,
+		.poll = napi_poll,
+		.poll_ctx = rx,
+		.time_squeeze = &rx->stats->time_squeeze,
+		.budget_exhausted = &rx->stats->budget_exhausted,
+	};
+
+	rx->nb_napi = 0;
+	return sirq_softnet_init(&rx->sd, &conf);
+}
+
 int
 sirq_rx_add_queue(struct sirq_rx *rx, uint16_t port, uint16_t queue,
 		  sirq_rx_fn_t fn, void *arg)
 {
 	struct sirq_napi *n;
+	int idx;
 
 	if (rx->nb_napi >= SIRQ_LCORE_MAX_NAPI)
 		return -ENOSPC;
+	idx = sirq_napi_add(&rx->sd, rx->weight);
+	if (idx < 0)
+		return idx;
+	RTE_VERIFY(idx == rx->nb_napi);
 	n = &rx->napi[rx->nb_napi++];
 	memset(n, 0, sizeof(*n));
 	n->port = port;
 	n->queue = queue;
-	n->weight = rx->weight;
 	n->irq = SIRQ_NAPI_IRQ_FETCH;
 	n->fn = fn;
 	n->arg = arg;
@@ -199,41 +229,6 @@ sirq_rx_start(struct sirq_rx *rx)
 }
 
 /*
- * napi_schedule_prep(): the queue's "interrupt" is masked from here on;
- * false if it already was (the dispatcher and sirqd both look).
- */
-static inline bool
-napi_schedule_prep(struct sirq_napi *n)
-{
-	return !__atomic_exchange_n(&n->scheduled, true, __ATOMIC_ACQUIRE);
-}
-
-/*
- * __napi_schedule(): hand a queue with work to NET_RX, which may run on
- * the other thread: staged packets are published by the release on the
- * ready mask and taken with the acquire in poll_list_splice().
- */
-static inline void
-napi_schedule(struct sirq_rx *rx, uint16_t idx)
-{
-	__atomic_fetch_or(&rx->ready, UINT64_C(1) << idx, __ATOMIC_RELEASE);
-	sirq_raise_irqoff(rx->cpu, SIRQ_NET_RX);
-}
-
-/* napi_complete_done(): unmask the queue's "interrupt". */
-static inline void
-napi_complete(struct sirq_napi *n)
-{
-	__atomic_store_n(&n->scheduled, false, __ATOMIC_RELEASE);
-}
-
-static inline bool
-napi_is_scheduled(const struct sirq_napi *n)
-{
-	return __atomic_load_n(&n->scheduled, __ATOMIC_ACQUIRE);
-}
-
-/*
  * The Rx "interrupt" of queues with descriptor status or a monitor
  * condition; no lock needed. The dispatcher and sirqd may both look:
  * napi_schedule_prep() lets one of them schedule the queue. Returns the
@@ -251,7 +246,8 @@ sirq_hardirq_rx_desc(struct sirq_rx *rx)
 	for (i = 0; i < rx->nb_napi; i++) {
 		struct sirq_napi *n = &rx->napi[i];
 
-		if (n->irq == SIRQ_NAPI_IRQ_FETCH || napi_is_scheduled(n))
+		if (n->irq == SIRQ_NAPI_IRQ_FETCH ||
+		    sirq_napi_is_scheduled(&rx->sd, i))
 			continue;
 		if (n->irq == SIRQ_NAPI_IRQ_DESC) {
 			if (rte_eth_rx_descriptor_status(n->port, n->queue, 0) !=
@@ -263,16 +259,20 @@ sirq_hardirq_rx_desc(struct sirq_rx *rx)
 				continue;
 			counter = &rx->stats->rx_sched_monitor;
 		}
-		if (napi_schedule_prep(n)) {
+		/* The dispatcher and sirqd both look: one schedules it. */
+		if (sirq_napi_schedule(&rx->sd, i)) {
 			sirq_stat_add_atomic(counter, 1);
-			napi_schedule(rx, i);
 			fired++;
 		}
 	}
 	return fired;
 }
 
-/* The Rx "interrupt" of the other queues: a fetch, under the lock. */
+/*
+ * The Rx "interrupt" of the other queues: a fetch, under the lock. The
+ * staged packets are published to whichever thread runs NET_RX by the
+ * release of sirq_napi_schedule().
+ */
 unsigned int
 sirq_hardirq_rx_fetch(struct sirq_rx *rx)
 {
@@ -285,58 +285,48 @@ sirq_hardirq_rx_fetch(struct sirq_rx *rx)
 	for (i = 0; i < rx->nb_napi; i++) {
 		struct sirq_napi *n = &rx->napi[i];
 
-		if (n->irq != SIRQ_NAPI_IRQ_FETCH || napi_is_scheduled(n))
+		if (n->irq != SIRQ_NAPI_IRQ_FETCH ||
+		    sirq_napi_is_scheduled(&rx->sd, i))
 			continue;
 		n->nb_staged = rte_eth_rx_burst(n->port, n->queue, n->staged,
 						SIRQ_STAGE_SIZE);
 		n->staged_pos = 0;
-		if (n->nb_staged != 0 && napi_schedule_prep(n)) {
+		if (n->nb_staged != 0 && sirq_napi_schedule(&rx->sd, i)) {
 			sirq_stat_add(&rx->stats->rx_sched_fetch, 1);
-			napi_schedule(rx, i);
 			fired++;
 		}
 	}
 	return fired;
 }
 
-static inline void
-poll_list_add(struct sirq_rx *rx, uint16_t idx)
-{
-	rx->poll_list[(rx->poll_head + rx->poll_len) % SIRQ_LCORE_MAX_NAPI] = idx;
-	rx->poll_len++;
-}
-
-static void
-poll_list_splice(struct sirq_rx *rx)
-{
-	uint64_t ready = __atomic_exchange_n(&rx->ready, 0, __ATOMIC_ACQUIRE);
-
-	while (ready != 0) {
-		poll_list_add(rx, (uint16_t)__builtin_ctzll(ready));
-		ready &= ready - 1;
-	}
-}
-
-/* One NAPI poll: the staged packets first, then the queue, up to weight. */
+/*
+ * One NAPI poll, the engine's callback: the staged packets first, then
+ * the queue, up to @weight, handed to the queue's function with the TX
+ * flush around it. A poll that got less than its weight is the driver's
+ * napi_complete_done(): a monitored queue arms its condition here, before
+ * the engine unmasks its "interrupt".
+ */
 static unsigned int
-napi_poll(struct sirq_rx *rx, struct sirq_napi *n)
+napi_poll(void *ctx, uint16_t idx, uint16_t weight)
 {
 	struct rte_mbuf *pkts[SIRQ_NAPI_WEIGHT_MAX];
+	struct sirq_rx *rx = ctx;
+	struct sirq_napi *n = &rx->napi[idx];
 	unsigned int got = 0;
 	uint16_t take;
 
 	if (n->staged_pos < n->nb_staged) {
 		take = RTE_MIN((uint16_t)(n->nb_staged - n->staged_pos),
-			       n->weight);
+			       weight);
 		memcpy(pkts, &n->staged[n->staged_pos], take * sizeof(pkts[0]));
 		n->staged_pos += take;
 		got = take;
 	}
-	if (got < n->weight) {
+	if (got < weight) {
 		if (n->irq == SIRQ_NAPI_IRQ_MONITOR)
 			napi_monitor_before_burst(n);
 		got += rte_eth_rx_burst(n->port, n->queue, &pkts[got],
-					(uint16_t)(n->weight - got));
+					(uint16_t)(weight - got));
 	}
 
 	sirq_stat_add(&rx->stats->rx_polls, 1);
@@ -346,52 +336,23 @@ napi_poll(struct sirq_rx *rx, struct sirq_napi *n)
 		n->fn(rx->lc, n->port, n->queue, pkts, (uint16_t)got, n->arg);
 		sirq_tx_poll_end(rx->tx);
 	}
+	if (got < weight && n->irq == SIRQ_NAPI_IRQ_MONITOR)
+		napi_monitor_arm(n);
 	return got;
 }
 
 /*
- * net_rx_action(): poll each scheduled queue once, up to its weight, until
- * the budget of packets or time is spent (time_squeeze). A queue that used
- * its whole weight is polled again on the next run (the kernel's repoll
- * list), at the tail; NET_RX is raised again while any queue is scheduled.
+ * NET_RX: the engine's net_rx_action() over this lcore's queues, by the
+ * holder of its execution lock (the polls use the lcore's mempool cache
+ * and TX buffers).
  */
 void
 sirq_net_rx_action(struct sirq_cpu *cpu, void *arg)
 {
 	struct sirq_rx *rx = arg;
-	uint64_t budget_end = sirq_now_ns() +
-		(uint64_t)rx->budget_us * SIRQ_NS_PER_US;
-	int budget = rx->budget;
-	uint16_t left;
 
 	SIRQ_ASSERT_EXCLUSIVE(cpu, rx->lcore_id, "NET_RX");
-	poll_list_splice(rx);
-	for (left = rx->poll_len; left != 0; left--) {
-		uint16_t idx = rx->poll_list[rx->poll_head];
-		struct sirq_napi *n = &rx->napi[idx];
-		unsigned int work;
-
-		rx->poll_head = (rx->poll_head + 1) % SIRQ_LCORE_MAX_NAPI;
-		rx->poll_len--;
-
-		work = napi_poll(rx, n);
-		budget -= (int)work;
-		if (work < n->weight) {
-			if (n->irq == SIRQ_NAPI_IRQ_MONITOR)
-				napi_monitor_arm(n);
-			napi_complete(n);
-		} else
-			poll_list_add(rx, idx);
-
-		if (budget <= 0 || sirq_now_ns() >= budget_end) {
-			sirq_stat_add(&rx->stats->time_squeeze, 1);
-			if (budget <= 0)
-				sirq_stat_add(&rx->stats->budget_exhausted, 1);
-			break;
-		}
-	}
-	if (rx->poll_len != 0)
-		sirq_raise_irqoff(cpu, SIRQ_NET_RX);
+	sirq_softnet_rx_action(&rx->sd);
 }
 
 /*
@@ -415,10 +376,8 @@ sirq_rx_drain(struct sirq_rx *rx)
 				      n->nb_staged - n->staged_pos);
 		}
 		n->nb_staged = n->staged_pos = 0;
-		__atomic_store_n(&n->scheduled, false, __ATOMIC_RELAXED);
 	}
-	__atomic_store_n(&rx->ready, 0, __ATOMIC_RELAXED);
-	rx->poll_len = 0;
+	sirq_softnet_reset(&rx->sd);
 }
 
 /* At free, on the thread freeing the lcore: whatever is still staged. */

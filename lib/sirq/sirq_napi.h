@@ -14,6 +14,7 @@
 #include <rte_power_intrinsics.h>
 
 #include "sirq.h"
+#include "sirq_napi_core.h"
 #include "sirq_tx.h"
 
 /* Largest NAPI weight: the size of the poll's burst array on the stack. */
@@ -45,20 +46,19 @@ enum sirq_napi_irq {
 	SIRQ_NAPI_IRQ_FETCH,
 };
 
-/* One Rx queue: the NAPI context. */
+/*
+ * One Rx queue: the NAPI context's driver side. Its scheduling (the
+ * NAPI_STATE_SCHED bit, the poll list, the weight) is the engine's
+ * (sirq_napi_core.h), under the same index: while the queue is
+ * scheduled its "interrupt" is masked and only NET_RX polls it, whoever
+ * runs NET_RX.
+ */
 struct sirq_napi {
 	uint16_t port;
 	uint16_t queue;
-	uint16_t weight;
 	uint16_t nb_staged;		/* fetched by the "hardirq" */
 	uint16_t staged_pos;		/* consumed by NET_RX */
 	enum sirq_napi_irq irq;
-	/*
-	 * NAPI_STATE_SCHED: set by the "hardirq" when the queue has work,
-	 * cleared by NET_RX at napi_complete. While it is set the queue's
-	 * "interrupt" is masked: only NET_RX polls it, whoever runs NET_RX.
-	 */
-	bool scheduled;
 	sirq_rx_fn_t fn;
 	void *arg;
 	/*
@@ -74,33 +74,27 @@ struct sirq_napi {
 	struct rte_mbuf *staged[SIRQ_STAGE_SIZE];
 };
 
-/* The Rx side of one lcore: its NAPI contexts and the poll list. */
+/*
+ * The Rx side of one lcore: its queues, and the engine's NAPI
+ * accounting (newly-scheduled mask, poll list, budgets) that NET_RX
+ * runs over them.
+ */
 struct sirq_rx {
+	struct sirq_softnet sd;
 	struct sirq_cpu *cpu;
 	struct sirq_lcore *lc;		/* handed to the rx functions */
 	struct sirq_lcore_stats *stats;
 	struct sirq_tx *tx;		/* flushed at the end of each poll */
 	unsigned int lcore_id;
 	uint16_t weight;
-	uint16_t budget;		/* netdev_budget */
-	uint32_t budget_us;		/* netdev_budget_usecs */
-	/*
-	 * Queues newly scheduled by the "hardirq", a bit per NAPI index;
-	 * NET_RX moves them to its poll list (the kernel splices
-	 * sd->poll_list with irqs off; this is that splice without the
-	 * irq-off).
-	 */
-	uint64_t ready;
-	/* The poll list, a ring of NAPI indexes; NET_RX (lock holder) only. */
-	uint16_t poll_head;
-	uint16_t poll_len;
-	uint16_t poll_list[SIRQ_LCORE_MAX_NAPI];
 	uint16_t nb_napi;
 	uint16_t nb_desc;		/* queues with SIRQ_NAPI_IRQ_DESC */
 	uint16_t nb_monitor;		/* queues with SIRQ_NAPI_IRQ_MONITOR */
 	struct sirq_napi napi[SIRQ_LCORE_MAX_NAPI];
 };
 
+int sirq_rx_init(struct sirq_rx *rx, unsigned int budget,
+		 unsigned int budget_us);
 int sirq_rx_add_queue(struct sirq_rx *rx, uint16_t port, uint16_t queue,
 		      sirq_rx_fn_t fn, void *arg);
 void sirq_rx_start(struct sirq_rx *rx);

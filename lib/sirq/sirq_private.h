@@ -198,6 +198,16 @@ sirq_self_token(void)
 	return (uintptr_t)&sirq_thread_token;
 }
 
+/*
+ * The CPU's clock, ops.clock_ns: the TSC on an lcore, the simulated
+ * clock in sirq-sim, the fake one in the unit tests.
+ */
+static inline uint64_t
+sirq_now(const struct sirq_cpu *cpu)
+{
+	return cpu->ops.clock_ns(cpu->ops.ctx);
+}
+
 uint64_t sirq_jiffies_now(const struct sirq_cpu *cpu);
 uint64_t sirq_span(const struct sirq_cpu *cpu, uint64_t ns);
 

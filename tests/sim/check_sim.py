@@ -9,9 +9,9 @@ stall        the Dec 2022 patches' claim: in the stall scenario kicinski
              than ksoftirqd, and ksoftirqd has at least STALL_RATIO of
              them, so that the ratio means something.
 flood        the 2016 claim kept: under a flood ksoftirqd keeps the
-             application's progress that mainline loses (mainline below
-             MAINLINE_SHARE of ksoftirqd's work units) and kicinski keeps
-             at least KICINSKI_SHARE of it.
+             application's progress that mainline loses part of
+             (mainline below MAINLINE_SHARE of ksoftirqd's work units)
+             and kicinski keeps at least KICINSKI_SHARE of it.
 determinism  the same options give byte-identical JSON; another seed
              gives other numbers.
 
@@ -27,13 +27,20 @@ import tempfile
 
 # The issue's target for the stall scenario: >= 10x fewer stalls.
 STALL_RATIO = 10
-# Simulated time of the stall runs: at ~0.5 stalls/s under ksoftirqd
-# (the demo's three 10 ms / 50 ms threads) 60 s give ~30 stalls.
+# Simulated time of the stall runs: at ~1.5 stalls/s under ksoftirqd
+# (the demo's three 10 ms / 50 ms threads) 60 s give ~90 stalls.
 STALL_DURATION_MS = 60000
 # The issue's target for the flood scenario: kicinski keeps >= 80 %.
 KICINSKI_SHARE = 0.8
-# mainline must be clearly worse: below half of ksoftirqd's progress.
-MAINLINE_SHARE = 0.5
+# mainline must be clearly worse. It keeps 0.73 of ksoftirqd's progress
+# (seeds 1-3, tick_hz 0/100/250): with one Rx queue a NET_RX run is one
+# poll of 64 packets (v6.1 net_rx_action, the engine's since issue 13.8),
+# shorter than the 100 us tick, so each tick's inline pass ends on
+# need_resched after 65 us. Until issue 13.8 the simulator's own
+# net_rx_action polled the queue again up to 300 packets (the order
+# before d75b1ade567f), a pass outlasted the tick and mainline kept
+# 0.37; this bound was 0.5 then.
+MAINLINE_SHARE = 0.85
 FLOOD_DURATION_MS = 10000
 
 
