@@ -5,8 +5,11 @@
 #
 #   stall  moderate traffic: dpdk-testpmd on CPU 0 io-forwards a fixed
 #          population of LAB_BURSTS bursts per port through l2fwd-sirq
-#          over two memif links; the application's LAB_STALL_THREADS
-#          threads each keep the CPU for 10 ms or more at random moments.
+#          over two memif links; the application's six threads each want
+#          the CPU for 6 ms at random moments, 40 ms apart on average:
+#          about 90 % of the CPU, the patch's "webserver at 90 % CPU".
+#   stall-harsh  the same with 10 ms bursts: 150 % of a CPU, overloaded
+#          (the stall scenario before issue 13).
 #   flood  the flood of 4cd13c21b207 (2016) as the commit measured it: two
 #          net_null ports (input without end) into a UDP-like receiver
 #          on the same CPU (--receiver LAB_FLOOD_RECEIVER): NET_RX spends
@@ -18,8 +21,16 @@
 #          a CPU-burning load that never touches a packet and does not
 #          ask for the CPU (LAB_FLOOD_LOAD, quiet); its application
 #          progress. Not in the default scenarios.
-#   tick   the stall scenario under kicinski with jiffies-resolution
-#          windows (tick_hz 100, 250, 1000) against TSC-exact ones.
+#   tick   the stall scenario under kicinski at tick_hz 0 (TSC-exact
+#          time, a decision at every look: the "Gleixner" row), 100 and
+#          1000, against the default 250 of the stall rows.
+#
+# Every scenario runs at the default tick_hz (250, a server kernel's HZ)
+# unless it says otherwise. RT throttling is lifted for the run
+# (sched_rt_runtime_us -1, restored at exit; LAB_RT_THROTTLE=1 keeps it):
+# the dispatcher stands for interrupt context, which the kernel does not
+# throttle, and with the default 95 % a fair-class thread keeps 5 % of the
+# CPU under any flood.
 #
 # NET_RX latency counts from the raise, which the irq-mode dispatcher does
 # within one tick (100 us) of the packets' arrival: the gap is bounded by
@@ -27,11 +38,12 @@
 # out/policy-lab/, all runs in out/policy-lab.json; bench/policy_plots.py
 # prints the tables and draws the plots (out/policy-lab-*.svg).
 #
-#   LAB_SCENARIOS="stall flood tick"   (default all three)
+#   LAB_SCENARIOS="stall flood tick stall-harsh"   (default these four)
 #   LAB_POLICIES="mainline ksoftirqd kicinski deferred"
 #   LAB_RUNS=N        runs per policy (default 3)
 #   LAB_SECONDS=S     seconds measured per run (default 10)
-#   LAB_STALL_LOAD, LAB_FLOOD_LOAD   --app-load of stall and flood-burn
+#   LAB_STALL_LOAD, LAB_HARSH_LOAD, LAB_FLOOD_LOAD   --app-load of stall,
+#                     stall-harsh and flood-burn
 #   LAB_FLOOD_RECEIVER                --receiver of flood
 #   LAB_OPTS="..."    more l2fwd-sirq options for every run
 #   BENCH_HUGE=0      --no-huge (default: hugepages when root can have
@@ -41,15 +53,17 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-SCENARIOS=${LAB_SCENARIOS:-stall flood tick}
+SCENARIOS=${LAB_SCENARIOS:-stall flood tick stall-harsh}
 POLICIES=${LAB_POLICIES:-mainline ksoftirqd kicinski deferred}
 RUNS=${LAB_RUNS:-3}
 SECONDS_PER_RUN=${LAB_SECONDS:-10}
 BURSTS=${LAB_BURSTS:-8}
-STALL_LOAD=${LAB_STALL_LOAD:-hold=10ms,period=40ms,random,threads=6}
+STALL_LOAD=${LAB_STALL_LOAD:-hold=6ms,period=40ms,random,threads=6}
+HARSH_LOAD=${LAB_HARSH_LOAD:-hold=10ms,period=40ms,random,threads=6}
 FLOOD_LOAD=${LAB_FLOOD_LOAD:-hold=50ms,period=50ms,threads=2,quiet}
 FLOOD_RECEIVER=${LAB_FLOOD_RECEIVER:-proto=1us,app=1us,rcvbuf=256,threads=1}
-TICK_HZ="100 250 1000"
+TICK_HZ="0 100 1000"
+DEFAULT_HZ=250
 L2FWD=build/apps/l2fwd-sirq/l2fwd-sirq
 TESTPMD=${TESTPMD:-/usr/bin/dpdk-testpmd}
 PREFIX=policy-lab-$$
@@ -64,7 +78,17 @@ read -r -a EXTRA <<<"${LAB_OPTS:-}"
 mkdir -p "$OUT"
 rm -f "$OUT"/*
 tmp=$(mktemp -d /tmp/policy-lab.XXXXXX)
-trap bench_cleanup EXIT
+RT_RUNTIME=/proc/sys/kernel/sched_rt_runtime_us
+rt_saved=""
+rt_restore() {
+	[ -z "$rt_saved" ] || echo "$rt_saved" >"$RT_RUNTIME"
+}
+if [ "${LAB_RT_THROTTLE:-0}" != 1 ] && [ -w "$RT_RUNTIME" ]; then
+	rt_saved=$(cat "$RT_RUNTIME")
+	echo -1 >"$RT_RUNTIME"
+	echo "   RT throttling lifted for the lab (sched_rt_runtime_us $rt_saved -> -1, restored at exit)"
+fi
+trap 'rt_restore; bench_cleanup' EXIT
 trap 'exit 130' INT TERM
 
 record() {	# scenario policy tick_hz run report [start_report]
@@ -76,10 +100,10 @@ record() {	# scenario policy tick_hz run report [start_report]
 
 # The stall scenario: counters between two reports taken while traffic
 # flows, so start-up and shutdown are not in the figures.
-run_stall() {	# scenario policy tick_hz run
+run_stall() {	# scenario policy tick_hz run [app-load]
 	local tag=$1-$2-$3-$4
 	l2fwd_memif_run "$tag" "$BURSTS" "$SECONDS_PER_RUN" --mode irq \
-		--policy "$2" --tick-hz "$3" --app-load "$STALL_LOAD" "${EXTRA[@]}"
+		--policy "$2" --tick-hz "$3" --app-load "${5:-$STALL_LOAD}" "${EXTRA[@]}"
 	record "$1" "$2" "$3" "$4" "$OUT/$tag.end.json" "$OUT/$tag.start.json"
 }
 
@@ -99,11 +123,11 @@ run_flood() {	# scenario policy run l2fwd-sirq-options...
 	wait "$pid" || fail "$tag: l2fwd-sirq exited with $?; see $log"
 	pid=""
 	dpdk_leftovers_rm "$PREFIX-"
-	record "$scenario" "$policy" 0 "$run" "$report"
+	record "$scenario" "$policy" "$DEFAULT_HZ" "$run" "$report"
 }
 
 echo "== policy-lab: $SCENARIOS; policies $POLICIES; $RUNS runs x ${SECONDS_PER_RUN}s"
-echo "   stall load --app-load $STALL_LOAD, $BURSTS burst(s) per port circulating"
+echo "   stall load --app-load $STALL_LOAD (stall-harsh: $HARSH_LOAD), $BURSTS burst(s) per port circulating"
 echo "   flood: two net_null ports into --receiver $FLOOD_RECEIVER"
 echo "   flood-burn: two net_null ports forwarded, --app-load $FLOOD_LOAD"
 bench_memory 256
@@ -113,7 +137,11 @@ for run in $(seq "$RUNS"); do
 		echo "== $scenario: run $run/$RUNS"
 		case $scenario in
 		stall)
-			for p in $POLICIES; do run_stall stall "$p" 0 "$run"; done ;;
+			for p in $POLICIES; do run_stall stall "$p" "$DEFAULT_HZ" "$run"; done ;;
+		stall-harsh)
+			for p in $POLICIES; do
+				run_stall stall-harsh "$p" "$DEFAULT_HZ" "$run" "$HARSH_LOAD"
+			done ;;
 		flood)
 			for p in $POLICIES; do
 				run_flood flood "$p" "$run" --receiver "$FLOOD_RECEIVER"
@@ -125,7 +153,7 @@ for run in $(seq "$RUNS"); do
 		tick)
 			for hz in $TICK_HZ; do run_stall tick kicinski "$hz" "$run"; done ;;
 		*)
-			fail "unknown scenario '$scenario' (stall, flood, flood-burn, tick)" ;;
+			fail "unknown scenario '$scenario' (stall, stall-harsh, flood, flood-burn, tick)" ;;
 		esac
 	done
 done
