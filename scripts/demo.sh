@@ -3,8 +3,10 @@
 # the real scheduler. l2fwd-sirq in irq mode on CPU 1 with its sirqd and
 # the application's threads on the same CPU, under all four policies:
 #   stall  traffic from dpdk-testpmd over two memif links, six application
-#          threads each keeping the CPU 10 ms at random moments;
-#   flood  two net_null ports, two application threads that always run.
+#          threads each wanting the CPU 6 ms at random moments (about
+#          90 % of it);
+#   flood  two net_null ports into a UDP-like receiver on the same CPU
+#          (the flood of 4cd13c21b207): packets the application received.
 # Then the same two scenarios in the simulator (sirq-sim, simulated time).
 # DPDK runs on hugepages, reserved and mounted by scripts/hugepages.sh as
 # root (the lab prints which memory it uses); without them, --no-huge.
