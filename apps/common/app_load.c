@@ -41,9 +41,9 @@ app_load_spec_default(struct app_load_spec *s)
 }
 
 static int
-load_item(struct app_load_spec *s, const char *key, const char *val,
-	  char *err, size_t len)
+load_item(void *spec, const char *key, const char *val, char *err, size_t len)
 {
+	struct app_load_spec *s = spec;
 	char *end;
 	long n;
 
@@ -100,27 +100,12 @@ int
 app_load_parse(const char *text, struct app_load_spec *s, char *err,
 	       size_t len)
 {
-	char buf[APP_STR_LEN], *item, *save = NULL;
+	int ret = app_spec_parse("--app-load", text, load_item, s, err, len);
 
-	if (strcmp(text, "off") == 0) {
-		s->enabled = false;
-		return 0;
-	}
-	if (strlen(text) >= sizeof(buf)) {
-		snprintf(err, len, "--app-load: spec too long");
-		return -1;
-	}
-	strcpy(buf, text);
-	for (item = strtok_r(buf, ",", &save); item != NULL;
-	     item = strtok_r(NULL, ",", &save)) {
-		char *eq = strchr(item, '=');
-
-		if (eq != NULL)
-			*eq++ = '\0';
-		if (strcmp(item, "on") == 0 && eq == NULL)
-			continue;
-		if (load_item(s, item, eq, err, len) != 0)
-			return -1;
+	if (ret != 0) {
+		if (ret > 0)
+			s->enabled = false;
+		return ret > 0 ? 0 : -1;
 	}
 	if (s->hold_ns > s->period_ns) {
 		snprintf(err, len, "--app-load: hold %" PRIu64

@@ -543,3 +543,30 @@ app_opts_usage(const char *prog, const char *synopsis,
 	printf("\nEvery option can also be given in the INI file of --config,\n"
 	       "as \"name = value\" in its [section]; the command line wins.\n");
 }
+
+int
+app_spec_parse(const char *opt, const char *text, app_spec_item_fn item,
+	       void *spec, char *err, size_t len)
+{
+	char buf[APP_STR_LEN], *it, *save = NULL;
+
+	if (strcmp(text, "off") == 0)
+		return 1;
+	if (strlen(text) >= sizeof(buf)) {
+		snprintf(err, len, "%s: spec too long", opt);
+		return -1;
+	}
+	strcpy(buf, text);
+	for (it = strtok_r(buf, ",", &save); it != NULL;
+	     it = strtok_r(NULL, ",", &save)) {
+		char *eq = strchr(it, '=');
+
+		if (eq != NULL)
+			*eq++ = '\0';
+		if (strcmp(it, "on") == 0 && eq == NULL)
+			continue;
+		if (item(spec, it, eq, err, len) != 0)
+			return -1;
+	}
+	return 0;
+}

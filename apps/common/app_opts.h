@@ -102,4 +102,17 @@ void app_opts_usage(const char *prog, const char *synopsis,
 /* Parse a number with an optional unit (us, ms, s) into nanoseconds. */
 int app_parse_duration_ns(const char *s, uint64_t *ns);
 
+/* One "key" or "key=value" item of a spec; @val is NULL without '='. */
+typedef int (*app_spec_item_fn)(void *spec, const char *key, const char *val,
+				char *err, size_t len);
+
+/*
+ * Parse a spec such as "hold=10ms,period=50ms,random" for the option
+ * @opt: each comma-separated item goes to @item ("on" alone is skipped).
+ * Returns 1 for "off", 0 when every item was taken, -1 with a message in
+ * @err otherwise.
+ */
+int app_spec_parse(const char *opt, const char *text, app_spec_item_fn item,
+		   void *spec, char *err, size_t len);
+
 #endif /* SIRQ_APP_OPTS_H */

@@ -82,9 +82,10 @@ cost_item(const char *key, const char *val, uint64_t *ns, char *err,
 }
 
 static int
-receiver_item(struct l2fwd_receiver_spec *s, const char *key,
-	      const char *val, char *err, size_t len)
+receiver_item(void *spec, const char *key, const char *val, char *err,
+	      size_t len)
 {
+	struct l2fwd_receiver_spec *s = spec;
 	char *end;
 	long n;
 
@@ -135,27 +136,13 @@ int
 l2fwd_receiver_parse(const char *text, struct l2fwd_receiver_spec *s,
 		     char *err, size_t len)
 {
-	char buf[APP_STR_LEN], *item, *save = NULL;
+	int ret = app_spec_parse("--receiver", text, receiver_item, s, err,
+				 len);
 
-	if (strcmp(text, "off") == 0) {
-		s->enabled = false;
-		return 0;
-	}
-	if (strlen(text) >= sizeof(buf)) {
-		snprintf(err, len, "--receiver: spec too long");
-		return -1;
-	}
-	strcpy(buf, text);
-	for (item = strtok_r(buf, ",", &save); item != NULL;
-	     item = strtok_r(NULL, ",", &save)) {
-		char *eq = strchr(item, '=');
-
-		if (eq != NULL)
-			*eq++ = '\0';
-		if (strcmp(item, "on") == 0 && eq == NULL)
-			continue;
-		if (receiver_item(s, item, eq, err, len) != 0)
-			return -1;
+	if (ret != 0) {
+		if (ret > 0)
+			s->enabled = false;
+		return ret > 0 ? 0 : -1;
 	}
 	s->enabled = true;
 	return 0;
