@@ -128,17 +128,39 @@ bench_parse_ipv4_port(const char *name, const char *v, struct sockaddr_in *sa)
 	return 0;
 }
 
-int
-bench_bad_option(char **argv)
+static int
+common_option(int c, char **argv, void (*usage)(void), int *cpu,
+	      const char **json)
 {
-	fprintf(stderr, "%s: bad option '%s'; see --help\n", bench_prog,
-		argv[optind - 1]);
-	return -1;
+	switch (c) {
+	case 'c':
+		return bench_parse_cpu(optarg, cpu);
+	case 'j':
+		*json = optarg;
+		return 0;
+	case 'h':
+		usage();
+		exit(0);
+	default:
+		fprintf(stderr, "%s: bad option '%s'; see --help\n", bench_prog,
+			argv[optind - 1]);
+		return -1;
+	}
 }
 
 int
-bench_args_done(int argc, char **argv, int ret)
+bench_parse_args(int argc, char **argv, const struct option *lo,
+		 int (*tool_option)(int c, const char *arg),
+		 void (*usage)(void), int *cpu, const char **json)
 {
+	int c, ret = 0;
+
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1 && ret == 0) {
+		ret = tool_option(c, optarg);
+		if (ret == 1)
+			ret = common_option(c, argv, usage, cpu, json);
+	}
 	if (ret != 0)
 		return -1;
 	if (optind < argc) {

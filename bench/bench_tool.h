@@ -12,6 +12,7 @@
 #ifndef BENCH_TOOL_H
 #define BENCH_TOOL_H
 
+#include <getopt.h>
 #include <netinet/in.h>
 #include <signal.h>
 #include <stdint.h>
@@ -48,9 +49,22 @@ int bench_parse_cpu(const char *v, int *cpu);
 /* IP:PORT of option --@name. */
 int bench_parse_ipv4_port(const char *name, const char *v, struct sockaddr_in *sa);
 
-/* The end of a getopt_long() loop: a bad option, a stray argument. */
-int bench_bad_option(char **argv);
-int bench_args_done(int argc, char **argv, int ret);
+/* The options every tool has, last in its getopt_long() table. */
+#define BENCH_COMMON_OPTIONS \
+	{ "cpu", required_argument, NULL, 'c' }, \
+	{ "json", required_argument, NULL, 'j' }, \
+	{ "help", no_argument, NULL, 'h' }, \
+	{ NULL, 0, NULL, 0 }
+
+/*
+ * The command line against @lo: @tool_option(c, optarg) takes a tool's own
+ * options (0, -1 said on stderr, or 1: not one of them); then --cpu N
+ * (@cpu), --json FILE (@json), --help (prints @usage, exits 0). 0, or -1
+ * said on stderr: a bad value, a bad option, an argument that is not one.
+ */
+int bench_parse_args(int argc, char **argv, const struct option *lo,
+		     int (*tool_option)(int c, const char *arg),
+		     void (*usage)(void), int *cpu, const char **json);
 
 /* Pins the calling thread (and the threads it creates) to @cpu. */
 int bench_pin(int cpu);

@@ -114,62 +114,55 @@ usage(void)
 }
 
 static int
+tool_option(int c, const char *arg)
+{
+	uint64_t v = 0;
+	int ret = 0;
+
+	switch (c) {
+	case 'n':
+		ret = bench_parse_u64("threads", arg, 1, MAX_THREADS, &v);
+		o.threads = (uint32_t)v;
+		break;
+	case 'H':
+		ret = bench_parse_u64("hold", arg, 1, 10000, &v);
+		o.hold_ns = v * NS_PER_MS;
+		break;
+	case 'p':
+		ret = bench_parse_u64("period", arg, 1, 100000, &v);
+		o.period_ns = v * NS_PER_MS;
+		break;
+	case 'f':
+		o.random = false;
+		break;
+	case 's':
+		ret = bench_parse_u64("seed", arg, 0, UINT32_MAX, &o.seed);
+		break;
+	case 't':
+		ret = bench_parse_u64("duration", arg, 1, 86400, &v);
+		o.duration_s = (uint32_t)v;
+		break;
+	default:
+		return 1;
+	}
+	return ret;
+}
+
+static int
 parse_args(int argc, char **argv)
 {
 	static const struct option lo[] = {
-		{ "cpu", required_argument, NULL, 'c' },
 		{ "threads", required_argument, NULL, 'n' },
 		{ "hold", required_argument, NULL, 'H' },
 		{ "period", required_argument, NULL, 'p' },
 		{ "fixed", no_argument, NULL, 'f' },
 		{ "seed", required_argument, NULL, 's' },
 		{ "duration", required_argument, NULL, 't' },
-		{ "json", required_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+		BENCH_COMMON_OPTIONS,
 	};
-	uint64_t v = 0;
-	int c, ret = 0;
 
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1 && ret == 0) {
-		switch (c) {
-		case 'c':
-			ret = bench_parse_cpu(optarg, &o.cpu);
-			break;
-		case 'n':
-			ret = bench_parse_u64("threads", optarg, 1, MAX_THREADS, &v);
-			o.threads = (uint32_t)v;
-			break;
-		case 'H':
-			ret = bench_parse_u64("hold", optarg, 1, 10000, &v);
-			o.hold_ns = v * NS_PER_MS;
-			break;
-		case 'p':
-			ret = bench_parse_u64("period", optarg, 1, 100000, &v);
-			o.period_ns = v * NS_PER_MS;
-			break;
-		case 'f':
-			o.random = false;
-			break;
-		case 's':
-			ret = bench_parse_u64("seed", optarg, 0, UINT32_MAX, &o.seed);
-			break;
-		case 't':
-			ret = bench_parse_u64("duration", optarg, 1, 86400, &v);
-			o.duration_s = (uint32_t)v;
-			break;
-		case 'j':
-			o.json = optarg;
-			break;
-		case 'h':
-			usage();
-			exit(0);
-		default:
-			return bench_bad_option(argv);
-		}
-	}
-	if (bench_args_done(argc, argv, ret) != 0)
+	if (bench_parse_args(argc, argv, lo, tool_option, usage, &o.cpu,
+			     &o.json) != 0)
 		return -1;
 	if (o.cpu < 0) {
 		fprintf(stderr, PROG ": --cpu is required; see --help\n");

@@ -223,6 +223,35 @@ usage(void)
 }
 
 static int
+tool_option(int c, const char *arg)
+{
+	int ret = 0;
+
+	switch (c) {
+	case 'd':
+		if (inet_pton(AF_INET, arg, &o.dst.sin_addr) != 1) {
+			fprintf(stderr, PROG ": --dst: bad address '%s'\n", arg);
+			return -1;
+		}
+		o.dst.sin_family = AF_INET;
+		o.have_dst = true;
+		break;
+	case 'i':
+		ret = bench_parse_u32("interval-us", arg, 100, 1000000, &o.interval_us);
+		break;
+	case 'T':
+		ret = bench_parse_u32("threshold-ms", arg, 1, 60000, &o.threshold_ms);
+		break;
+	case 't':
+		ret = bench_parse_u32("duration", arg, 1, 3600, &o.duration_s);
+		break;
+	default:
+		return 1;
+	}
+	return ret;
+}
+
+static int
 parse_args(int argc, char **argv)
 {
 	static const struct option lo[] = {
@@ -230,47 +259,11 @@ parse_args(int argc, char **argv)
 		{ "interval-us", required_argument, NULL, 'i' },
 		{ "threshold-ms", required_argument, NULL, 'T' },
 		{ "duration", required_argument, NULL, 't' },
-		{ "cpu", required_argument, NULL, 'c' },
-		{ "json", required_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+		BENCH_COMMON_OPTIONS,
 	};
-	int c, ret = 0;
 
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1 && ret == 0) {
-		switch (c) {
-		case 'd':
-			if (inet_pton(AF_INET, optarg, &o.dst.sin_addr) != 1) {
-				fprintf(stderr, PROG ": --dst: bad address '%s'\n", optarg);
-				return -1;
-			}
-			o.dst.sin_family = AF_INET;
-			o.have_dst = true;
-			break;
-		case 'i':
-			ret = bench_parse_u32("interval-us", optarg, 100, 1000000, &o.interval_us);
-			break;
-		case 'T':
-			ret = bench_parse_u32("threshold-ms", optarg, 1, 60000, &o.threshold_ms);
-			break;
-		case 't':
-			ret = bench_parse_u32("duration", optarg, 1, 3600, &o.duration_s);
-			break;
-		case 'c':
-			ret = bench_parse_cpu(optarg, &o.cpu);
-			break;
-		case 'j':
-			o.json = optarg;
-			break;
-		case 'h':
-			usage();
-			exit(0);
-		default:
-			return bench_bad_option(argv);
-		}
-	}
-	if (bench_args_done(argc, argv, ret) != 0)
+	if (bench_parse_args(argc, argv, lo, tool_option, usage, &o.cpu,
+			     &o.json) != 0)
 		return -1;
 	if (!o.have_dst) {
 		fprintf(stderr, PROG ": --dst is required; see --help\n");

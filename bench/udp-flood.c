@@ -159,6 +159,37 @@ usage(void)
 }
 
 static int
+tool_option(int c, const char *arg)
+{
+	int ret = 0;
+
+	switch (c) {
+	case 'd':
+		ret = bench_parse_ipv4_port("dst", arg, &o.dst);
+		o.have_dst = ret == 0;
+		break;
+	case 's':
+		ret = bench_parse_u32("size", arg, 1, MAX_PAYLOAD, &o.payload);
+		break;
+	case 'r':
+		ret = bench_parse_u64("rate", arg, 0, 100000000, &o.rate);
+		break;
+	case 'b':
+		ret = bench_parse_u32("batch", arg, 1, MAX_BATCH, &o.batch);
+		break;
+	case 'w':
+		ret = bench_parse_u32("warmup", arg, 0, 3600, &o.warmup_s);
+		break;
+	case 't':
+		ret = bench_parse_u32("duration", arg, 1, 86400, &o.duration_s);
+		break;
+	default:
+		return 1;
+	}
+	return ret;
+}
+
+static int
 parse_args(int argc, char **argv)
 {
 	static const struct option lo[] = {
@@ -168,49 +199,11 @@ parse_args(int argc, char **argv)
 		{ "batch", required_argument, NULL, 'b' },
 		{ "warmup", required_argument, NULL, 'w' },
 		{ "duration", required_argument, NULL, 't' },
-		{ "cpu", required_argument, NULL, 'c' },
-		{ "json", required_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+		BENCH_COMMON_OPTIONS,
 	};
-	int c, ret = 0;
 
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1 && ret == 0) {
-		switch (c) {
-		case 'd':
-			ret = bench_parse_ipv4_port("dst", optarg, &o.dst);
-			o.have_dst = ret == 0;
-			break;
-		case 's':
-			ret = bench_parse_u32("size", optarg, 1, MAX_PAYLOAD, &o.payload);
-			break;
-		case 'r':
-			ret = bench_parse_u64("rate", optarg, 0, 100000000, &o.rate);
-			break;
-		case 'b':
-			ret = bench_parse_u32("batch", optarg, 1, MAX_BATCH, &o.batch);
-			break;
-		case 'w':
-			ret = bench_parse_u32("warmup", optarg, 0, 3600, &o.warmup_s);
-			break;
-		case 't':
-			ret = bench_parse_u32("duration", optarg, 1, 86400, &o.duration_s);
-			break;
-		case 'c':
-			ret = bench_parse_cpu(optarg, &o.cpu);
-			break;
-		case 'j':
-			o.json = optarg;
-			break;
-		case 'h':
-			usage();
-			exit(0);
-		default:
-			return bench_bad_option(argv);
-		}
-	}
-	if (bench_args_done(argc, argv, ret) != 0)
+	if (bench_parse_args(argc, argv, lo, tool_option, usage, &o.cpu,
+			     &o.json) != 0)
 		return -1;
 	if (!o.have_dst) {
 		fprintf(stderr, PROG ": --dst is required; see --help\n");

@@ -388,58 +388,51 @@ usage(void)
 }
 
 static int
+tool_option(int c, const char *arg)
+{
+	int ret = 0;
+
+	switch (c) {
+	case 'a':
+		ret = bench_parse_ipv4_port("bind", arg, &o.addr);
+		o.have_addr = ret == 0;
+		break;
+	case 'n':
+		ret = bench_parse_u64("cost-ns", arg, 0, NS_PER_S, &o.cost_ns);
+		break;
+	case 'b':
+		ret = bench_parse_u32("batch", arg, 1, MAX_BATCH, &o.batch);
+		break;
+	case 'r':
+		ret = bench_parse_u32("rcvbuf", arg, 1, 1u << 30, &o.rcvbuf);
+		break;
+	case 'w':
+		ret = bench_parse_u32("warmup", arg, 0, 3600, &o.warmup_s);
+		break;
+	case 't':
+		ret = bench_parse_u32("duration", arg, 1, 86400, &o.duration_s);
+		break;
+	default:
+		return 1;
+	}
+	return ret;
+}
+
+static int
 parse_args(int argc, char **argv)
 {
 	static const struct option lo[] = {
 		{ "bind", required_argument, NULL, 'a' },
-		{ "cpu", required_argument, NULL, 'c' },
 		{ "cost-ns", required_argument, NULL, 'n' },
 		{ "batch", required_argument, NULL, 'b' },
 		{ "rcvbuf", required_argument, NULL, 'r' },
 		{ "warmup", required_argument, NULL, 'w' },
 		{ "duration", required_argument, NULL, 't' },
-		{ "json", required_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+		BENCH_COMMON_OPTIONS,
 	};
-	int c, ret = 0;
 
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1 && ret == 0) {
-		switch (c) {
-		case 'a':
-			ret = bench_parse_ipv4_port("bind", optarg, &o.addr);
-			o.have_addr = ret == 0;
-			break;
-		case 'c':
-			ret = bench_parse_cpu(optarg, &o.cpu);
-			break;
-		case 'n':
-			ret = bench_parse_u64("cost-ns", optarg, 0, NS_PER_S, &o.cost_ns);
-			break;
-		case 'b':
-			ret = bench_parse_u32("batch", optarg, 1, MAX_BATCH, &o.batch);
-			break;
-		case 'r':
-			ret = bench_parse_u32("rcvbuf", optarg, 1, 1u << 30, &o.rcvbuf);
-			break;
-		case 'w':
-			ret = bench_parse_u32("warmup", optarg, 0, 3600, &o.warmup_s);
-			break;
-		case 't':
-			ret = bench_parse_u32("duration", optarg, 1, 86400, &o.duration_s);
-			break;
-		case 'j':
-			o.json = optarg;
-			break;
-		case 'h':
-			usage();
-			exit(0);
-		default:
-			return bench_bad_option(argv);
-		}
-	}
-	if (bench_args_done(argc, argv, ret) != 0)
+	if (bench_parse_args(argc, argv, lo, tool_option, usage, &o.cpu,
+			     &o.json) != 0)
 		return -1;
 	if (!o.have_addr || o.cpu < 0) {
 		fprintf(stderr, PROG ": --bind and --cpu are required; see --help\n");
