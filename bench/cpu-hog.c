@@ -15,8 +15,6 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <pthread.h>
-#include <sched.h>
-#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -26,10 +24,10 @@
 #include <unistd.h>
 
 #include "app_random.h"
+#include "bench_tool.h"
 
 #define PROG "cpu-hog"
-#define EXIT_USAGE 2
-#define NS_PER_S UINT64_C(1000000000)
+#define NS_PER_S BENCH_NS_PER_S
 #define NS_PER_MS UINT64_C(1000000)
 #define MAX_THREADS 16
 /* One work unit: the computation of app_load.c's work_unit(). */
@@ -57,47 +55,19 @@ static struct opts o = {
 	.cpu = -1,
 };
 
-static volatile sig_atomic_t stop;
+const char bench_prog[] = PROG;
 static uint64_t work_units, busy_ns, bursts;
 static uint32_t next_stream;
-static _Thread_local volatile uint64_t work_sink;
-
-static void
-on_signal(int sig)
-{
-	(void)sig;
-	stop = 1;
-}
-
-static uint64_t
-clock_ns(clockid_t id)
-{
-	struct timespec ts;
-
-	clock_gettime(id, &ts);
-	return (uint64_t)ts.tv_sec * NS_PER_S + (uint64_t)ts.tv_nsec;
-}
-
-static void
-work_unit(void)
-{
-	uint64_t x = work_sink;
-	unsigned int i;
-
-	for (i = 0; i < WORK_UNIT_STEPS; i++)
-		x = x * 6364136223846793005ULL + 1442695040888963407ULL;
-	work_sink = x;
-}
 
 static uint64_t
 work_for(uint64_t ns)
 {
-	uint64_t end = clock_ns(CLOCK_THREAD_CPUTIME_ID) + ns, units = 0;
+	uint64_t end = bench_clock_ns(CLOCK_THREAD_CPUTIME_ID) + ns, units = 0;
 
 	do {
-		work_unit();
+		bench_work(WORK_UNIT_STEPS);
 		units++;
-	} while (clock_ns(CLOCK_THREAD_CPUTIME_ID) < end);
+	} while (bench_clock_ns(CLOCK_THREAD_CPUTIME_ID) < end);
 	return units;
 }
 
@@ -106,24 +76,20 @@ hog(void *arg)
 {
 	uint64_t rng = o.seed ^ ((uint64_t)o.cpu << 32) ^
 		__atomic_fetch_add(&next_stream, 1, __ATOMIC_RELAXED);
-	uint64_t end = *(uint64_t *)arg, next = clock_ns(CLOCK_MONOTONIC);
+	uint64_t end = *(uint64_t *)arg, next = bench_clock_ns(CLOCK_MONOTONIC);
 
-	while (!stop) {
-		struct timespec ts;
-
+	while (!bench_stop) {
 		next += o.random ? app_random(&rng) % (2 * o.period_ns + 1) : o.period_ns;
 		if (next >= end)
 			break;
-		ts.tv_sec = (time_t)(next / NS_PER_S);
-		ts.tv_nsec = (long)(next % NS_PER_S);
-		clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
-		if (stop)
+		bench_sleep_until(next);
+		if (bench_stop)
 			break;
 		__atomic_fetch_add(&bursts, 1, __ATOMIC_RELAXED);
 		__atomic_fetch_add(&work_units, work_for(o.hold_ns), __ATOMIC_RELAXED);
 		__atomic_fetch_add(&busy_ns, o.hold_ns, __ATOMIC_RELAXED);
-		if (clock_ns(CLOCK_MONOTONIC) > next)
-			next = clock_ns(CLOCK_MONOTONIC);
+		if (bench_clock_ns(CLOCK_MONOTONIC) > next)
+			next = bench_clock_ns(CLOCK_MONOTONIC);
 	}
 	return NULL;
 }
@@ -148,90 +114,56 @@ usage(void)
 }
 
 static int
-parse_u64(const char *name, const char *v, uint64_t min, uint64_t max,
-	  uint64_t *out)
+tool_option(int c, const char *arg)
 {
-	unsigned long long n;
-	char *end;
+	uint64_t v = 0;
+	int ret = 0;
 
-	errno = 0;
-	n = strtoull(v, &end, 10);
-	if (errno != 0 || *end != '\0' || *v == '\0' || *v == '-' ||
-	    n < min || n > max) {
-		fprintf(stderr, PROG ": --%s: bad value '%s' (%" PRIu64 "..%" PRIu64 ")\n",
-			name, v, min, max);
-		return -1;
+	switch (c) {
+	case 'n':
+		ret = bench_parse_u64("threads", arg, 1, MAX_THREADS, &v);
+		o.threads = (uint32_t)v;
+		break;
+	case 'H':
+		ret = bench_parse_u64("hold", arg, 1, 10000, &v);
+		o.hold_ns = v * NS_PER_MS;
+		break;
+	case 'p':
+		ret = bench_parse_u64("period", arg, 1, 100000, &v);
+		o.period_ns = v * NS_PER_MS;
+		break;
+	case 'f':
+		o.random = false;
+		break;
+	case 's':
+		ret = bench_parse_u64("seed", arg, 0, UINT32_MAX, &o.seed);
+		break;
+	case 't':
+		ret = bench_parse_u64("duration", arg, 1, 86400, &v);
+		o.duration_s = (uint32_t)v;
+		break;
+	default:
+		return 1;
 	}
-	*out = n;
-	return 0;
+	return ret;
 }
 
 static int
 parse_args(int argc, char **argv)
 {
 	static const struct option lo[] = {
-		{ "cpu", required_argument, NULL, 'c' },
 		{ "threads", required_argument, NULL, 'n' },
 		{ "hold", required_argument, NULL, 'H' },
 		{ "period", required_argument, NULL, 'p' },
 		{ "fixed", no_argument, NULL, 'f' },
 		{ "seed", required_argument, NULL, 's' },
 		{ "duration", required_argument, NULL, 't' },
-		{ "json", required_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+		BENCH_COMMON_OPTIONS,
 	};
-	uint64_t v = 0;
-	int c, ret = 0;
 
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1 && ret == 0) {
-		switch (c) {
-		case 'c':
-			ret = parse_u64("cpu", optarg, 0, CPU_SETSIZE - 1, &v);
-			o.cpu = (int)v;
-			break;
-		case 'n':
-			ret = parse_u64("threads", optarg, 1, MAX_THREADS, &v);
-			o.threads = (uint32_t)v;
-			break;
-		case 'H':
-			ret = parse_u64("hold", optarg, 1, 10000, &v);
-			o.hold_ns = v * NS_PER_MS;
-			break;
-		case 'p':
-			ret = parse_u64("period", optarg, 1, 100000, &v);
-			o.period_ns = v * NS_PER_MS;
-			break;
-		case 'f':
-			o.random = false;
-			break;
-		case 's':
-			ret = parse_u64("seed", optarg, 0, UINT32_MAX, &o.seed);
-			break;
-		case 't':
-			ret = parse_u64("duration", optarg, 1, 86400, &v);
-			o.duration_s = (uint32_t)v;
-			break;
-		case 'j':
-			o.json = optarg;
-			break;
-		case 'h':
-			usage();
-			exit(0);
-		default:
-			fprintf(stderr, PROG ": bad option '%s'; see --help\n",
-				argv[optind - 1]);
-			return -1;
-		}
-	}
-	if (ret != 0)
+	if (bench_parse_args(argc, argv, lo, tool_option, usage, &o.cpu,
+			     &o.json) != 0)
 		return -1;
-	if (optind < argc) {
-		fprintf(stderr, PROG ": unexpected argument '%s'; see --help\n",
-			argv[optind]);
-		return -1;
-	}
 	if (o.cpu < 0) {
 		fprintf(stderr, PROG ": --cpu is required; see --help\n");
 		return -1;
@@ -248,25 +180,19 @@ int
 main(int argc, char **argv)
 {
 	pthread_t t[MAX_THREADS];
-	cpu_set_t set;
 	uint64_t start, end;
 	double secs;
-	FILE *out = stdout;
+	FILE *out;
 	uint32_t i;
 	int ret;
 
 	if (parse_args(argc, argv) != 0)
-		return EXIT_USAGE;
-	CPU_ZERO(&set);
-	CPU_SET(o.cpu, &set);
+		return BENCH_EXIT_USAGE;
 	/* Threads inherit it. */
-	if (sched_setaffinity(0, sizeof(set), &set) != 0) {
-		fprintf(stderr, PROG ": --cpu %d: %s\n", o.cpu, strerror(errno));
+	if (bench_pin(o.cpu) != 0)
 		return 1;
-	}
-	signal(SIGINT, on_signal);
-	signal(SIGTERM, on_signal);
-	start = clock_ns(CLOCK_MONOTONIC);
+	bench_catch_signals();
+	start = bench_clock_ns(CLOCK_MONOTONIC);
 	end = start + (uint64_t)o.duration_s * NS_PER_S;
 	for (i = 0; i < o.threads; i++) {
 		ret = pthread_create(&t[i], NULL, hog, &end);
@@ -278,11 +204,10 @@ main(int argc, char **argv)
 	}
 	for (i = 0; i < o.threads; i++)
 		pthread_join(t[i], NULL);
-	secs = (double)(clock_ns(CLOCK_MONOTONIC) - start) / 1e9;
-	if (o.json != NULL && (out = fopen(o.json, "w")) == NULL) {
-		fprintf(stderr, PROG ": --json %s: %s\n", o.json, strerror(errno));
+	secs = (double)(bench_clock_ns(CLOCK_MONOTONIC) - start) / 1e9;
+	out = bench_json_open(o.json);
+	if (out == NULL)
 		return 1;
-	}
 	fprintf(out, "{\"cpu\": %d, \"threads\": %u, \"hold_ms\": %" PRIu64
 		", \"period_ms\": %" PRIu64 ", \"random\": %s, \"seconds\": %.3f"
 		", \"bursts\": %" PRIu64 ", \"work_units\": %" PRIu64
@@ -290,7 +215,6 @@ main(int argc, char **argv)
 		o.cpu, o.threads, o.hold_ns / NS_PER_MS, o.period_ns / NS_PER_MS,
 		o.random ? "true" : "false", secs, bursts, work_units,
 		(double)work_units / secs, (double)busy_ns / 1e9 / secs);
-	if (out != stdout)
-		fclose(out);
+	bench_json_close(out);
 	return 0;
 }

@@ -20,8 +20,6 @@
 #include <netinet/ip.h>
 #include <netinet/ip_icmp.h>
 #include <poll.h>
-#include <sched.h>
-#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -31,9 +29,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench_tool.h"
+
 #define PROG "netrx-probe"
-#define EXIT_USAGE 2
-#define NS_PER_S UINT64_C(1000000000)
+#define NS_PER_S BENCH_NS_PER_S
 #define NS_PER_MS UINT64_C(1000000)
 #define NS_PER_US UINT64_C(1000)
 /* A reply later than this is counted lost. */
@@ -56,23 +55,13 @@ static struct opts o = {
 	.cpu = -1,
 };
 
-static volatile sig_atomic_t stop;
+const char bench_prog[] = PROG;
 
-static void
-on_signal(int sig)
-{
-	(void)sig;
-	stop = 1;
-}
-
+/* The clock of SO_TIMESTAMPNS. */
 static uint64_t
 now_ns(void)
 {
-	struct timespec ts;
-
-	/* The clock of SO_TIMESTAMPNS. */
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (uint64_t)ts.tv_sec * NS_PER_S + (uint64_t)ts.tv_nsec;
+	return bench_clock_ns(CLOCK_REALTIME);
 }
 
 /* The Internet checksum (RFC 1071), bytewise: no aliasing of the header. */
@@ -133,7 +122,7 @@ probe(int fd)
 	uint64_t slow = 0;
 	size_t nb_req, nb_rtt = 0, seq = 0;
 	uint16_t id = (uint16_t)getpid();
-	FILE *out = stdout;
+	FILE *out;
 
 	nb_req = (size_t)((uint64_t)o.duration_s * 1000000 / o.interval_us) + 1;
 	sent_at = calloc(nb_req, sizeof(*sent_at));
@@ -143,7 +132,7 @@ probe(int fd)
 		return 1;
 	}
 	end = start + (uint64_t)o.duration_s * NS_PER_S;
-	while (!stop) {
+	while (!bench_stop) {
 		uint64_t now = now_ns();
 		struct pollfd pfd = { .fd = fd, .events = POLLIN };
 		int wait_ms;
@@ -199,10 +188,9 @@ probe(int fd)
 		}
 	}
 	qsort(rtt, nb_rtt, sizeof(*rtt), cmp_u64);
-	if (o.json != NULL && (out = fopen(o.json, "w")) == NULL) {
-		fprintf(stderr, PROG ": --json %s: %s\n", o.json, strerror(errno));
+	out = bench_json_open(o.json);
+	if (out == NULL)
 		return 1;
-	}
 	fprintf(out, "{\"interval_us\": %u, \"seconds\": %u, \"requests\": %zu"
 		", \"replies\": %zu, \"lost\": %zu, \"threshold_ms\": %u"
 		", \"slow\": %" PRIu64 ", \"slow_per_s\": %.3f"
@@ -213,8 +201,7 @@ probe(int fd)
 		pct_us(rtt, nb_rtt, 0.5), pct_us(rtt, nb_rtt, 0.9),
 		pct_us(rtt, nb_rtt, 0.99), pct_us(rtt, nb_rtt, 0.999),
 		pct_us(rtt, nb_rtt, 1.0));
-	if (out != stdout)
-		fclose(out);
+	bench_json_close(out);
 	free(sent_at);
 	free(rtt);
 	return 0;
@@ -236,22 +223,32 @@ usage(void)
 }
 
 static int
-parse_u32(const char *name, const char *v, uint32_t min, uint32_t max,
-	  uint32_t *out)
+tool_option(int c, const char *arg)
 {
-	unsigned long long n;
-	char *end;
+	int ret = 0;
 
-	errno = 0;
-	n = strtoull(v, &end, 10);
-	if (errno != 0 || *end != '\0' || *v == '\0' || *v == '-' ||
-	    n < min || n > max) {
-		fprintf(stderr, PROG ": --%s: bad value '%s' (%u..%u)\n", name,
-			v, min, max);
-		return -1;
+	switch (c) {
+	case 'd':
+		if (inet_pton(AF_INET, arg, &o.dst.sin_addr) != 1) {
+			fprintf(stderr, PROG ": --dst: bad address '%s'\n", arg);
+			return -1;
+		}
+		o.dst.sin_family = AF_INET;
+		o.have_dst = true;
+		break;
+	case 'i':
+		ret = bench_parse_u32("interval-us", arg, 100, 1000000, &o.interval_us);
+		break;
+	case 'T':
+		ret = bench_parse_u32("threshold-ms", arg, 1, 60000, &o.threshold_ms);
+		break;
+	case 't':
+		ret = bench_parse_u32("duration", arg, 1, 3600, &o.duration_s);
+		break;
+	default:
+		return 1;
 	}
-	*out = (uint32_t)n;
-	return 0;
+	return ret;
 }
 
 static int
@@ -262,57 +259,12 @@ parse_args(int argc, char **argv)
 		{ "interval-us", required_argument, NULL, 'i' },
 		{ "threshold-ms", required_argument, NULL, 'T' },
 		{ "duration", required_argument, NULL, 't' },
-		{ "cpu", required_argument, NULL, 'c' },
-		{ "json", required_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+		BENCH_COMMON_OPTIONS,
 	};
-	uint32_t cpu = 0;
-	int c, ret = 0;
 
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1 && ret == 0) {
-		switch (c) {
-		case 'd':
-			if (inet_pton(AF_INET, optarg, &o.dst.sin_addr) != 1) {
-				fprintf(stderr, PROG ": --dst: bad address '%s'\n", optarg);
-				return -1;
-			}
-			o.dst.sin_family = AF_INET;
-			o.have_dst = true;
-			break;
-		case 'i':
-			ret = parse_u32("interval-us", optarg, 100, 1000000, &o.interval_us);
-			break;
-		case 'T':
-			ret = parse_u32("threshold-ms", optarg, 1, 60000, &o.threshold_ms);
-			break;
-		case 't':
-			ret = parse_u32("duration", optarg, 1, 3600, &o.duration_s);
-			break;
-		case 'c':
-			ret = parse_u32("cpu", optarg, 0, CPU_SETSIZE - 1, &cpu);
-			o.cpu = (int)cpu;
-			break;
-		case 'j':
-			o.json = optarg;
-			break;
-		case 'h':
-			usage();
-			exit(0);
-		default:
-			fprintf(stderr, PROG ": bad option '%s'; see --help\n",
-				argv[optind - 1]);
-			return -1;
-		}
-	}
-	if (ret != 0)
+	if (bench_parse_args(argc, argv, lo, tool_option, usage, &o.cpu,
+			     &o.json) != 0)
 		return -1;
-	if (optind < argc) {
-		fprintf(stderr, PROG ": unexpected argument '%s'; see --help\n",
-			argv[optind]);
-		return -1;
-	}
 	if (!o.have_dst) {
 		fprintf(stderr, PROG ": --dst is required; see --help\n");
 		return -1;
@@ -326,19 +278,10 @@ main(int argc, char **argv)
 	int fd, one = 1;
 
 	if (parse_args(argc, argv) != 0)
-		return EXIT_USAGE;
-	if (o.cpu >= 0) {
-		cpu_set_t set;
-
-		CPU_ZERO(&set);
-		CPU_SET(o.cpu, &set);
-		if (sched_setaffinity(0, sizeof(set), &set) != 0) {
-			fprintf(stderr, PROG ": --cpu %d: %s\n", o.cpu, strerror(errno));
-			return 1;
-		}
-	}
-	signal(SIGINT, on_signal);
-	signal(SIGTERM, on_signal);
+		return BENCH_EXIT_USAGE;
+	if (o.cpu >= 0 && bench_pin(o.cpu) != 0)
+		return 1;
+	bench_catch_signals();
 	fd = socket(AF_INET, SOCK_RAW, IPPROTO_ICMP);
 	if (fd < 0) {
 		fprintf(stderr, PROG ": raw ICMP socket: %s (root only)\n", strerror(errno));

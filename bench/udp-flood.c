@@ -19,8 +19,6 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <netinet/in.h>
-#include <sched.h>
-#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -30,9 +28,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench_tool.h"
+
 #define PROG "udp-flood"
-#define EXIT_USAGE 2
-#define NS_PER_S 1000000000ULL
+#define NS_PER_S BENCH_NS_PER_S
 #define MAX_BATCH 1024
 #define MAX_PAYLOAD 1472		/* one 1500-byte frame */
 /* The 4cd13c21b207 test: small datagrams, the packet rate is the load. */
@@ -61,34 +60,7 @@ static struct opts o = {
 	.cpu = -1,
 };
 
-static volatile sig_atomic_t stop;
-
-static void
-on_signal(int sig)
-{
-	(void)sig;
-	stop = 1;
-}
-
-static uint64_t
-now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * NS_PER_S + (uint64_t)ts.tv_nsec;
-}
-
-static void
-sleep_until(uint64_t t)
-{
-	struct timespec ts = {
-		.tv_sec = (time_t)(t / NS_PER_S),
-		.tv_nsec = (long)(t % NS_PER_S),
-	};
-
-	clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
-}
+const char bench_prog[] = PROG;
 
 struct counts {
 	uint64_t sent;
@@ -103,7 +75,7 @@ flood(int fd, struct counts *window)
 	static struct iovec iov[MAX_BATCH];
 	static uint8_t payload[MAX_PAYLOAD];
 	struct counts all = { 0 }, at_start = { 0 };
-	uint64_t start = now_ns();
+	uint64_t start = bench_clock_ns(CLOCK_MONOTONIC);
 	uint64_t win_start = start + (uint64_t)o.warmup_s * NS_PER_S;
 	uint64_t win_end = win_start + (uint64_t)o.duration_s * NS_PER_S;
 	uint64_t paced = 0;		/* packets due since start, paced runs */
@@ -117,8 +89,8 @@ flood(int fd, struct counts *window)
 		msgs[i].msg_hdr.msg_iov = &iov[i];
 		msgs[i].msg_hdr.msg_iovlen = 1;
 	}
-	while (!stop) {
-		uint64_t now = now_ns();
+	while (!bench_stop) {
+		uint64_t now = bench_clock_ns(CLOCK_MONOTONIC);
 		uint32_t n = o.batch;
 		int ret;
 
@@ -135,7 +107,7 @@ flood(int fd, struct counts *window)
 				uint64_t next = start + (paced + 1) * NS_PER_S / o.rate;
 
 				if (next - now > PACE_SLEEP_NS)
-					sleep_until(next);
+					bench_sleep_until(next);
 				continue;
 			}
 			if (due - paced < n)
@@ -187,57 +159,34 @@ usage(void)
 }
 
 static int
-parse_u64(const char *name, const char *v, uint64_t min, uint64_t max,
-	  uint64_t *out)
+tool_option(int c, const char *arg)
 {
-	unsigned long long n;
-	char *end;
+	int ret = 0;
 
-	errno = 0;
-	n = strtoull(v, &end, 10);
-	if (errno != 0 || *end != '\0' || *v == '\0' || *v == '-' ||
-	    n < min || n > max) {
-		fprintf(stderr, PROG ": --%s: bad value '%s' (%" PRIu64 "..%" PRIu64 ")\n",
-			name, v, min, max);
-		return -1;
+	switch (c) {
+	case 'd':
+		ret = bench_parse_ipv4_port("dst", arg, &o.dst);
+		o.have_dst = ret == 0;
+		break;
+	case 's':
+		ret = bench_parse_u32("size", arg, 1, MAX_PAYLOAD, &o.payload);
+		break;
+	case 'r':
+		ret = bench_parse_u64("rate", arg, 0, 100000000, &o.rate);
+		break;
+	case 'b':
+		ret = bench_parse_u32("batch", arg, 1, MAX_BATCH, &o.batch);
+		break;
+	case 'w':
+		ret = bench_parse_u32("warmup", arg, 0, 3600, &o.warmup_s);
+		break;
+	case 't':
+		ret = bench_parse_u32("duration", arg, 1, 86400, &o.duration_s);
+		break;
+	default:
+		return 1;
 	}
-	*out = n;
-	return 0;
-}
-
-static int
-parse_u32(const char *name, const char *v, uint32_t min, uint32_t max,
-	  uint32_t *out)
-{
-	uint64_t n;
-
-	if (parse_u64(name, v, min, max, &n) != 0)
-		return -1;
-	*out = (uint32_t)n;
-	return 0;
-}
-
-static int
-parse_dst(const char *v)
-{
-	char buf[64], *colon;
-	uint32_t port;
-
-	if (strlen(v) >= sizeof(buf) || (colon = strrchr(strcpy(buf, v), ':')) == NULL) {
-		fprintf(stderr, PROG ": --dst: bad value '%s' (IP:PORT)\n", v);
-		return -1;
-	}
-	*colon = '\0';
-	if (inet_pton(AF_INET, buf, &o.dst.sin_addr) != 1) {
-		fprintf(stderr, PROG ": --dst: bad address '%s' in '%s'\n", buf, v);
-		return -1;
-	}
-	if (parse_u32("dst port", colon + 1, 1, UINT16_MAX, &port) != 0)
-		return -1;
-	o.dst.sin_family = AF_INET;
-	o.dst.sin_port = htons((uint16_t)port);
-	o.have_dst = true;
-	return 0;
+	return ret;
 }
 
 static int
@@ -250,74 +199,14 @@ parse_args(int argc, char **argv)
 		{ "batch", required_argument, NULL, 'b' },
 		{ "warmup", required_argument, NULL, 'w' },
 		{ "duration", required_argument, NULL, 't' },
-		{ "cpu", required_argument, NULL, 'c' },
-		{ "json", required_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+		BENCH_COMMON_OPTIONS,
 	};
-	uint32_t cpu = 0;
-	int c, ret = 0;
 
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1 && ret == 0) {
-		switch (c) {
-		case 'd':
-			ret = parse_dst(optarg);
-			break;
-		case 's':
-			ret = parse_u32("size", optarg, 1, MAX_PAYLOAD, &o.payload);
-			break;
-		case 'r':
-			ret = parse_u64("rate", optarg, 0, 100000000, &o.rate);
-			break;
-		case 'b':
-			ret = parse_u32("batch", optarg, 1, MAX_BATCH, &o.batch);
-			break;
-		case 'w':
-			ret = parse_u32("warmup", optarg, 0, 3600, &o.warmup_s);
-			break;
-		case 't':
-			ret = parse_u32("duration", optarg, 1, 86400, &o.duration_s);
-			break;
-		case 'c':
-			ret = parse_u32("cpu", optarg, 0, CPU_SETSIZE - 1, &cpu);
-			o.cpu = (int)cpu;
-			break;
-		case 'j':
-			o.json = optarg;
-			break;
-		case 'h':
-			usage();
-			exit(0);
-		default:
-			fprintf(stderr, PROG ": bad option '%s'; see --help\n",
-				argv[optind - 1]);
-			return -1;
-		}
-	}
-	if (ret != 0)
+	if (bench_parse_args(argc, argv, lo, tool_option, usage, &o.cpu,
+			     &o.json) != 0)
 		return -1;
-	if (optind < argc) {
-		fprintf(stderr, PROG ": unexpected argument '%s'; see --help\n",
-			argv[optind]);
-		return -1;
-	}
 	if (!o.have_dst) {
 		fprintf(stderr, PROG ": --dst is required; see --help\n");
-		return -1;
-	}
-	return 0;
-}
-
-static int
-pin(int cpu)
-{
-	cpu_set_t set;
-
-	CPU_ZERO(&set);
-	CPU_SET(cpu, &set);
-	if (sched_setaffinity(0, sizeof(set), &set) != 0) {
-		fprintf(stderr, PROG ": --cpu %d: %s\n", cpu, strerror(errno));
 		return -1;
 	}
 	return 0;
@@ -327,15 +216,14 @@ int
 main(int argc, char **argv)
 {
 	struct counts w;
-	FILE *out = stdout;
+	FILE *out;
 	int fd;
 
 	if (parse_args(argc, argv) != 0)
-		return EXIT_USAGE;
-	if (o.cpu >= 0 && pin(o.cpu) != 0)
+		return BENCH_EXIT_USAGE;
+	if (o.cpu >= 0 && bench_pin(o.cpu) != 0)
 		return 1;
-	signal(SIGINT, on_signal);
-	signal(SIGTERM, on_signal);
+	bench_catch_signals();
 	fd = socket(AF_INET, SOCK_DGRAM, 0);
 	if (fd < 0 || connect(fd, (struct sockaddr *)&o.dst, sizeof(o.dst)) != 0) {
 		fprintf(stderr, PROG ": socket to %s:%u: %s\n", inet_ntoa(o.dst.sin_addr),
@@ -345,17 +233,15 @@ main(int argc, char **argv)
 	if (flood(fd, &w) != 0)
 		return 1;
 	close(fd);
-	if (o.json != NULL && (out = fopen(o.json, "w")) == NULL) {
-		fprintf(stderr, PROG ": --json %s: %s\n", o.json, strerror(errno));
+	out = bench_json_open(o.json);
+	if (out == NULL)
 		return 1;
-	}
 	fprintf(out, "{\"payload\": %u, \"rate\": %" PRIu64 ", \"batch\": %u, \"cpu\": %d"
 		", \"seconds\": %u, \"sent\": %" PRIu64 ", \"sent_pps\": %.1f"
 		", \"send_errors\": %" PRIu64 ", \"last_error\": \"%s\"}\n",
 		o.payload, o.rate, o.batch, o.cpu, o.duration_s, w.sent,
 		(double)w.sent / o.duration_s, w.errors,
 		w.errors ? strerror(w.last_errno) : "");
-	if (out != stdout)
-		fclose(out);
+	bench_json_close(out);
 	return 0;
 }

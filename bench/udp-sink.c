@@ -32,8 +32,6 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <netinet/in.h>
-#include <sched.h>
-#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -43,9 +41,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench_tool.h"
+
 #define PROG "udp-sink"
-#define EXIT_USAGE 2
-#define NS_PER_S 1000000000ULL
+#define NS_PER_S BENCH_NS_PER_S
 #define NS_PER_MS 1000000ULL
 #define MAX_BATCH 1024
 #define BATCH_DEFAULT 64
@@ -55,9 +54,6 @@
 /* Calibration: the work loop's speed over this much thread CPU time. */
 #define CALIBRATE_NS (50 * NS_PER_MS)
 #define CALIBRATE_ROUNDS 5
-/* One work step: a multiply-add the compiler keeps (a few ns). */
-#define LCG_MUL 6364136223846793005ULL
-#define LCG_ADD 1442695040888963407ULL
 
 /* /proc/stat's per-CPU columns, in their order. */
 enum { ST_USER, ST_NICE, ST_SYSTEM, ST_IDLE, ST_IOWAIT, ST_IRQ, ST_SOFTIRQ,
@@ -85,34 +81,7 @@ static struct opts o = {
 	.cpu = -1,
 };
 
-static volatile sig_atomic_t stop;
-static volatile uint64_t work_sink;
-
-static void
-on_signal(int sig)
-{
-	(void)sig;
-	stop = 1;
-}
-
-static uint64_t
-clock_ns(clockid_t id)
-{
-	struct timespec ts;
-
-	clock_gettime(id, &ts);
-	return (uint64_t)ts.tv_sec * NS_PER_S + (uint64_t)ts.tv_nsec;
-}
-
-static void
-work(uint64_t steps)
-{
-	uint64_t x = work_sink;
-
-	while (steps-- != 0)
-		x = x * LCG_MUL + LCG_ADD;
-	work_sink = x;
-}
+const char bench_prog[] = PROG;
 
 /* Work steps per microsecond of this thread's CPU: the best of a few. */
 static double
@@ -122,12 +91,12 @@ calibrate(void)
 	int r;
 
 	for (r = 0; r < CALIBRATE_ROUNDS; r++) {
-		uint64_t steps = 0, t0 = clock_ns(CLOCK_THREAD_CPUTIME_ID), t;
+		uint64_t steps = 0, t0 = bench_clock_ns(CLOCK_THREAD_CPUTIME_ID), t;
 
 		do {
-			work(1000);
+			bench_work(1000);
 			steps += 1000;
-			t = clock_ns(CLOCK_THREAD_CPUTIME_ID);
+			t = bench_clock_ns(CLOCK_THREAD_CPUTIME_ID);
 		} while (t - t0 < CALIBRATE_NS);
 		if ((double)steps * 1e3 / (double)(t - t0) > best)
 			best = (double)steps * 1e3 / (double)(t - t0);
@@ -275,7 +244,7 @@ softnet(int cpu, struct sample *s)
 static void
 take(struct sample *s, int ksoftirqd, uint64_t received, uint64_t sk_drops)
 {
-	s->t_ns = clock_ns(CLOCK_MONOTONIC);
+	s->t_ns = bench_clock_ns(CLOCK_MONOTONIC);
 	s->received = received;
 	s->sk_drops = sk_drops;
 	s->rcvbuf_errors = proc_counter("/proc/net/snmp", "Udp", "RcvbufErrors");
@@ -311,7 +280,7 @@ receive(int fd, uint64_t steps, struct sample *a, struct sample *b, int ksoftirq
 	static struct iovec iov[MAX_BATCH];
 	static uint8_t bufs[MAX_BATCH][MAX_DGRAM];
 	static char ctl[MAX_BATCH][CMSG_SPACE(sizeof(uint32_t))];
-	uint64_t start = clock_ns(CLOCK_MONOTONIC), received = 0;
+	uint64_t start = bench_clock_ns(CLOCK_MONOTONIC), received = 0;
 	uint64_t win_start = start + (uint64_t)o.warmup_s * NS_PER_S;
 	uint64_t win_end = win_start + (uint64_t)o.duration_s * NS_PER_S;
 	uint32_t drops = 0, i;
@@ -323,8 +292,8 @@ receive(int fd, uint64_t steps, struct sample *a, struct sample *b, int ksoftirq
 		msgs[i].msg_hdr.msg_iov = &iov[i];
 		msgs[i].msg_hdr.msg_iovlen = 1;
 	}
-	while (!stop) {
-		uint64_t now = clock_ns(CLOCK_MONOTONIC);
+	while (!bench_stop) {
+		uint64_t now = bench_clock_ns(CLOCK_MONOTONIC);
 		int n, k;
 
 		if (!in_window && now >= win_start) {
@@ -346,7 +315,7 @@ receive(int fd, uint64_t steps, struct sample *a, struct sample *b, int ksoftirq
 		}
 		for (k = 0; k < n; k++) {
 			drops = sk_drops_of(&msgs[k].msg_hdr, drops);
-			work(steps);
+			bench_work(steps);
 		}
 		received += (uint64_t)n;
 	}
@@ -419,57 +388,34 @@ usage(void)
 }
 
 static int
-parse_u64(const char *name, const char *v, uint64_t min, uint64_t max,
-	  uint64_t *out)
+tool_option(int c, const char *arg)
 {
-	unsigned long long n;
-	char *end;
+	int ret = 0;
 
-	errno = 0;
-	n = strtoull(v, &end, 10);
-	if (errno != 0 || *end != '\0' || *v == '\0' || *v == '-' ||
-	    n < min || n > max) {
-		fprintf(stderr, PROG ": --%s: bad value '%s' (%" PRIu64 "..%" PRIu64 ")\n",
-			name, v, min, max);
-		return -1;
+	switch (c) {
+	case 'a':
+		ret = bench_parse_ipv4_port("bind", arg, &o.addr);
+		o.have_addr = ret == 0;
+		break;
+	case 'n':
+		ret = bench_parse_u64("cost-ns", arg, 0, NS_PER_S, &o.cost_ns);
+		break;
+	case 'b':
+		ret = bench_parse_u32("batch", arg, 1, MAX_BATCH, &o.batch);
+		break;
+	case 'r':
+		ret = bench_parse_u32("rcvbuf", arg, 1, 1u << 30, &o.rcvbuf);
+		break;
+	case 'w':
+		ret = bench_parse_u32("warmup", arg, 0, 3600, &o.warmup_s);
+		break;
+	case 't':
+		ret = bench_parse_u32("duration", arg, 1, 86400, &o.duration_s);
+		break;
+	default:
+		return 1;
 	}
-	*out = n;
-	return 0;
-}
-
-static int
-parse_u32(const char *name, const char *v, uint32_t min, uint32_t max,
-	  uint32_t *out)
-{
-	uint64_t n;
-
-	if (parse_u64(name, v, min, max, &n) != 0)
-		return -1;
-	*out = (uint32_t)n;
-	return 0;
-}
-
-static int
-parse_addr(const char *v)
-{
-	char buf[64], *colon;
-	uint32_t port;
-
-	if (strlen(v) >= sizeof(buf) || (colon = strrchr(strcpy(buf, v), ':')) == NULL) {
-		fprintf(stderr, PROG ": --bind: bad value '%s' (IP:PORT)\n", v);
-		return -1;
-	}
-	*colon = '\0';
-	if (inet_pton(AF_INET, buf, &o.addr.sin_addr) != 1) {
-		fprintf(stderr, PROG ": --bind: bad address '%s' in '%s'\n", buf, v);
-		return -1;
-	}
-	if (parse_u32("bind port", colon + 1, 1, UINT16_MAX, &port) != 0)
-		return -1;
-	o.addr.sin_family = AF_INET;
-	o.addr.sin_port = htons((uint16_t)port);
-	o.have_addr = true;
-	return 0;
+	return ret;
 }
 
 static int
@@ -477,63 +423,17 @@ parse_args(int argc, char **argv)
 {
 	static const struct option lo[] = {
 		{ "bind", required_argument, NULL, 'a' },
-		{ "cpu", required_argument, NULL, 'c' },
 		{ "cost-ns", required_argument, NULL, 'n' },
 		{ "batch", required_argument, NULL, 'b' },
 		{ "rcvbuf", required_argument, NULL, 'r' },
 		{ "warmup", required_argument, NULL, 'w' },
 		{ "duration", required_argument, NULL, 't' },
-		{ "json", required_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+		BENCH_COMMON_OPTIONS,
 	};
-	uint32_t cpu = 0;
-	int c, ret = 0;
 
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1 && ret == 0) {
-		switch (c) {
-		case 'a':
-			ret = parse_addr(optarg);
-			break;
-		case 'c':
-			ret = parse_u32("cpu", optarg, 0, CPU_SETSIZE - 1, &cpu);
-			o.cpu = (int)cpu;
-			break;
-		case 'n':
-			ret = parse_u64("cost-ns", optarg, 0, NS_PER_S, &o.cost_ns);
-			break;
-		case 'b':
-			ret = parse_u32("batch", optarg, 1, MAX_BATCH, &o.batch);
-			break;
-		case 'r':
-			ret = parse_u32("rcvbuf", optarg, 1, 1u << 30, &o.rcvbuf);
-			break;
-		case 'w':
-			ret = parse_u32("warmup", optarg, 0, 3600, &o.warmup_s);
-			break;
-		case 't':
-			ret = parse_u32("duration", optarg, 1, 86400, &o.duration_s);
-			break;
-		case 'j':
-			o.json = optarg;
-			break;
-		case 'h':
-			usage();
-			exit(0);
-		default:
-			fprintf(stderr, PROG ": bad option '%s'; see --help\n",
-				argv[optind - 1]);
-			return -1;
-		}
-	}
-	if (ret != 0)
+	if (bench_parse_args(argc, argv, lo, tool_option, usage, &o.cpu,
+			     &o.json) != 0)
 		return -1;
-	if (optind < argc) {
-		fprintf(stderr, PROG ": unexpected argument '%s'; see --help\n",
-			argv[optind]);
-		return -1;
-	}
 	if (!o.have_addr || o.cpu < 0) {
 		fprintf(stderr, PROG ": --bind and --cpu are required; see --help\n");
 		return -1;
@@ -568,24 +468,18 @@ int
 main(int argc, char **argv)
 {
 	struct sample a, b;
-	cpu_set_t set;
 	double steps_per_us;
-	FILE *out = stdout;
+	FILE *out;
 	int fd, ksoftirqd;
 
 	if (parse_args(argc, argv) != 0)
-		return EXIT_USAGE;
-	CPU_ZERO(&set);
-	CPU_SET(o.cpu, &set);
-	if (sched_setaffinity(0, sizeof(set), &set) != 0) {
-		fprintf(stderr, PROG ": --cpu %d: %s\n", o.cpu, strerror(errno));
+		return BENCH_EXIT_USAGE;
+	if (bench_pin(o.cpu) != 0)
 		return 1;
-	}
 	ksoftirqd = find_ksoftirqd(o.cpu);
 	if (ksoftirqd < 0)
 		fprintf(stderr, PROG ": no ksoftirqd/%d in /proc: its share is -1\n", o.cpu);
-	signal(SIGINT, on_signal);
-	signal(SIGTERM, on_signal);
+	bench_catch_signals();
 	fd = open_socket();
 	if (fd < 0)
 		return 1;
@@ -597,12 +491,10 @@ main(int argc, char **argv)
 		    ksoftirqd) != 0)
 		return 1;
 	close(fd);
-	if (o.json != NULL && (out = fopen(o.json, "w")) == NULL) {
-		fprintf(stderr, PROG ": --json %s: %s\n", o.json, strerror(errno));
+	out = bench_json_open(o.json);
+	if (out == NULL)
 		return 1;
-	}
 	report(out, &a, &b, steps_per_us, ksoftirqd);
-	if (out != stdout)
-		fclose(out);
+	bench_json_close(out);
 	return 0;
 }
