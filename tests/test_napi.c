@@ -88,6 +88,18 @@ driver_init(struct driver *d, unsigned int nb_napi)
 	driver_init_params(d, &p, BUDGET, nb_napi);
 }
 
+/* Contexts 0..n-1 with ten polls' worth of packets each, scheduled in order. */
+static void
+schedule_full(struct driver *d, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		d->backlog[i] = 10 * WEIGHT;
+		sirq_napi_schedule(&d->sd, (uint16_t)i);
+	}
+}
+
 static bool
 net_rx_pending(const struct driver *d)
 {
@@ -302,13 +314,9 @@ Test(napi, napi_scheduled_between_runs_goes_after_the_repoll_list)
 Test(napi, net_rx_action_budget_exhausted_counts_time_squeeze)
 {
 	struct driver d;
-	unsigned int i;
 
 	driver_init(&d, 6);
-	for (i = 0; i < 6; i++) {
-		d.backlog[i] = 10 * WEIGHT;
-		sirq_napi_schedule(&d.sd, (uint16_t)i);
-	}
+	schedule_full(&d, 6);
 
 	cr_assert(net_rx_action(&d));
 	EXPECT_POLLED(&d, 0, 1, 2, 3, 4);
@@ -325,13 +333,9 @@ Test(napi, net_rx_action_budget_exhausted_counts_time_squeeze)
 Test(napi, net_rx_action_puts_the_napis_it_did_not_reach_first)
 {
 	struct driver d;
-	unsigned int i;
 
 	driver_init(&d, 6);
-	for (i = 0; i < 6; i++) {
-		d.backlog[i] = 10 * WEIGHT;
-		sirq_napi_schedule(&d.sd, (uint16_t)i);
-	}
+	schedule_full(&d, 6);
 
 	cr_assert(net_rx_action(&d));
 	EXPECT_POLLED(&d, 0, 1, 2, 3, 4);
@@ -378,14 +382,10 @@ Test(napi, net_rx_action_time_limit_counts_time_squeeze)
 {
 	struct sirq_params p = harness_params(SIRQ_POLICY_MAINLINE);
 	struct driver d;
-	unsigned int i;
 
 	driver_init_params(&d, &p, UNREACHED_BUDGET, 5);
 	d.cost_ns = MS(1) / WEIGHT;
-	for (i = 0; i < 5; i++) {
-		d.backlog[i] = 10 * WEIGHT;
-		sirq_napi_schedule(&d.sd, (uint16_t)i);
-	}
+	schedule_full(&d, 5);
 
 	cr_assert(net_rx_action(&d));
 	EXPECT_POLLED(&d, 0, 1);
@@ -406,15 +406,11 @@ Test(napi, net_rx_action_time_limit_is_exact_at_tick_hz_250)
 {
 	struct sirq_params p = harness_params(SIRQ_POLICY_MAINLINE);
 	struct driver d;
-	unsigned int i;
 
 	p.tick_hz = 250;
 	driver_init_params(&d, &p, UNREACHED_BUDGET, 5);
 	d.cost_ns = MS(1) / WEIGHT;
-	for (i = 0; i < 5; i++) {
-		d.backlog[i] = 10 * WEIGHT;
-		sirq_napi_schedule(&d.sd, (uint16_t)i);
-	}
+	schedule_full(&d, 5);
 	clock_set(&d.h, T0 + MS(3));
 
 	cr_assert(net_rx_action(&d));
