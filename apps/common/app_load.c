@@ -28,6 +28,21 @@
 #define LOAD_SEED_DEFAULT 1
 /* One work unit: a few hundred ns of integer work the compiler keeps. */
 #define WORK_UNIT_STEPS 256
+/* The range sched_setattr() accepts for a fair task's slice (6.12+). */
+#define APP_SLICE_MIN_NS (100 * NS_PER_US)
+#define APP_SLICE_MAX_NS (100 * NS_PER_MS)
+
+/* <linux/sched/types.h>, which glibc does not wrap. */
+struct app_sched_attr {
+	uint32_t size;
+	uint32_t sched_policy;
+	uint64_t sched_flags;
+	int32_t sched_nice;
+	uint32_t sched_priority;
+	uint64_t sched_runtime;	/* SCHED_OTHER: the slice, 6.12+ */
+	uint64_t sched_deadline;
+	uint64_t sched_period;
+};
 
 void
 app_load_spec_default(struct app_load_spec *s)
@@ -69,6 +84,11 @@ load_item(void *spec, const char *key, const char *val, char *err, size_t len)
 		return app_parse_duration_ns(val, &s->period_ns) == 0 &&
 			s->period_ns > 0 ? 0 : (snprintf(err, len,
 			"--app-load: bad period '%s'", val), -1);
+	if (strcmp(key, "slice") == 0)
+		return app_parse_duration_ns(val, &s->slice_ns) == 0 &&
+			s->slice_ns >= APP_SLICE_MIN_NS &&
+			s->slice_ns <= APP_SLICE_MAX_NS ? 0 : (snprintf(err, len,
+			"--app-load: bad slice '%s' (100us..100ms)", val), -1);
 	if (strcmp(key, "chunk") == 0)
 		return app_parse_duration_ns(val, &s->chunk_ns) == 0 &&
 			s->chunk_ns > 0 ? 0 : (snprintf(err, len,
@@ -221,6 +241,35 @@ app_load_slice(struct sirq_lcore *lc, void *arg)
 	add_progress(l, units, thread_cpu_ns() - t0);
 }
 
+/*
+ * A fair task's slice: how long EEVDF lets it run before a task of the
+ * same weight with an earlier deadline takes the CPU. Kernels before
+ * 6.12 ignore sched_runtime for SCHED_OTHER; read it back to tell.
+ */
+static uint64_t
+set_slice(uint64_t slice_ns, int nice)
+{
+	struct app_sched_attr a = {
+		.size = sizeof(a),
+		.sched_policy = SCHED_OTHER,
+		.sched_nice = nice,
+		.sched_runtime = slice_ns,
+	};
+
+	if (syscall(SYS_sched_setattr, 0, &a, 0) != 0) {
+		fprintf(stderr, "app-load: slice %" PRIu64 " us refused: %s\n",
+			slice_ns / NS_PER_US, strerror(errno));
+		return 0;
+	}
+	memset(&a, 0, sizeof(a));
+	if (syscall(SYS_sched_getattr, 0, &a, sizeof(a), 0) != 0 ||
+	    a.sched_runtime != slice_ns)
+		fprintf(stderr, "app-load: slice %" PRIu64
+			" us not taken (a kernel before 6.12 has no per-task slice)\n",
+			slice_ns / NS_PER_US);
+	return a.sched_runtime;
+}
+
 /* irq mode: threads in their burst from which one of them waits. */
 #define APP_LOAD_WAITING 2
 
@@ -237,6 +286,10 @@ load_thread(void *arg)
 	if (setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), l->spec.nice) != 0)
 		fprintf(stderr, "app-load: nice %d refused: %s\n", l->spec.nice,
 			strerror(errno));
+	if (l->spec.slice_ns != 0)
+		__atomic_store_n(&l->slice_taken_ns,
+				 set_slice(l->spec.slice_ns, l->spec.nice),
+				 __ATOMIC_RELAXED);
 	while (!__atomic_load_n(&l->stop, __ATOMIC_RELAXED)) {
 		struct timespec ts;
 		uint64_t gap = l->spec.random ?
@@ -311,7 +364,7 @@ app_load_json(FILE *f, const struct app_load *l, uint64_t elapsed_ns)
 	double secs = (double)elapsed_ns / NS_PER_SEC;
 
 	fprintf(f, "{\"lcore\": %u, \"mode\": \"%s\", \"hold_us\": %" PRIu64
-		", \"period_us\": %" PRIu64 ", \"random\": %s, \"quiet\": %s, \"threads\": %u"
+		", \"period_us\": %" PRIu64 ", \"random\": %s, \"quiet\": %s, \"threads\": %u, \"slice_us\": %" PRIu64 ", \"slice_taken_us\": %" PRIu64
 		", \"bursts\": %" PRIu64 ", \"work_units\": %" PRIu64
 		", \"work_units_per_s\": %.1f, \"cpu_share\": %.4f}",
 		l->lcore_id, l->mode == SIRQ_MODE_IRQ ? "irq" : "poll",
@@ -319,6 +372,8 @@ app_load_json(FILE *f, const struct app_load *l, uint64_t elapsed_ns)
 		l->spec.random ? "true" : "false",
 		l->spec.quiet ? "true" : "false",
 		l->mode == SIRQ_MODE_IRQ ? l->spec.threads : 0,
+		l->spec.slice_ns / NS_PER_US,
+		__atomic_load_n(&l->slice_taken_ns, __ATOMIC_RELAXED) / NS_PER_US,
 		__atomic_load_n(&l->bursts, __ATOMIC_RELAXED), units,
 		secs > 0 ? (double)units / secs : 0.0,
 		elapsed_ns ? (double)busy / (double)elapsed_ns : 0.0);

@@ -45,13 +45,14 @@ struct app_load_spec {
 	bool quiet;		/* never sets need_resched */
 	uint32_t threads;	/* irq mode */
 	int nice;		/* irq mode */
+	uint64_t slice_ns;	/* irq mode: the threads' EEVDF slice, 0 = the kernel's */
 	uint64_t seed;
 };
 
 void app_load_spec_default(struct app_load_spec *s);
 
 /*
- * Parse "hold=10ms,period=50ms,random,quiet,threads=3,nice=0,chunk=50us,seed=1"
+ * Parse "hold=10ms,period=50ms,random,quiet,threads=3,nice=0,slice=3ms,chunk=50us,seed=1"
  * (any subset, any order) over @s. "off" disables. 0 or -1 with a message
  * naming the bad item in @err.
  */
@@ -78,6 +79,7 @@ struct app_load {
 	uint32_t in_burst;	/* threads in a burst now */
 	uint32_t next_stream;	/* PRNG stream of the next thread */
 	uint32_t stop;
+	uint64_t slice_taken_ns;	/* the slice the kernel reports back */
 
 	/* progress, read by the report */
 	uint64_t work_units;

@@ -40,7 +40,7 @@ const struct app_opt app_common_opts[] = {
 	{ "duration", 0, "run", APP_OPT_U32, COMMON(duration_s), 0, UINT32_MAX,
 	  "S", "stop after S seconds; 0 runs until SIGINT/SIGTERM", NULL, NULL },
 	{ "app-load", 0, "run", APP_OPT_CUSTOM, 0, 0, 0, "SPEC",
-	  "a process sharing each forwarding lcore: hold=10ms,period=50ms[,random][,threads=3][,nice=0][,chunk=50us][,seed=1], or off",
+	  "a process sharing each forwarding lcore: hold=10ms,period=50ms[,random][,threads=3][,nice=0][,slice=3ms][,chunk=50us][,seed=1], or off",
 	  parse_app_load, "off" },
 	{ "help", 'h', "run", APP_OPT_FLAG_ON, COMMON(help), 0, 0, NULL,
 	  "this text", NULL, NULL },

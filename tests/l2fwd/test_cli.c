@@ -233,6 +233,15 @@ Test(l2fwd_cli, app_load_hold_longer_than_period_is_refused_before_eal)
 		       "period 10000 us");
 }
 
+Test(l2fwd_cli, app_load_slice_out_of_the_kernels_range_is_refused_before_eal)
+{
+	const char *small[] = { "--app-load", "hold=2ms,slice=50us", NULL };
+	const char *large[] = { "--app-load", "hold=2ms,slice=101ms", NULL };
+
+	expect_refused(small, PROG "--app-load: bad slice '50us' (100us..100ms)");
+	expect_refused(large, PROG "--app-load: bad slice '101ms' (100us..100ms)");
+}
+
 /* --receiver: each bad item named with its value (and its range). */
 struct bad_receiver {
 	char spec[48];
@@ -741,6 +750,42 @@ ParameterizedTest(struct scenario *s, l2fwd_cli, scenario_config_loads)
 	cr_expect(l2t_json_u64(load, "threads") == 3, "%s", s->file);
 	cr_expect(l2t_json_u64(l2t_report_port(j, 1), "tx") == NB_INPUT_FRAMES,
 		  "%s: did not forward", s->file);
+	json_decref(j);
+}
+
+/*
+ * slice= asks the kernel for the application threads' EEVDF slice
+ * (sched_setattr's sched_runtime, Linux 6.12+): the report says what
+ * was asked, and the threads say nothing when the kernel took it.
+ */
+Test(l2fwd_cli, app_load_slice_is_taken_by_the_kernel_and_reported)
+{
+	char report[512];
+	const char *args[] = { "--mode", "irq", "--app-load",
+		"hold=2ms,period=10ms,threads=2,slice=3ms", "--duration", "1",
+		"-T", "0", "--report", report, NULL };
+	struct l2t_result r;
+	json_t *j, *load;
+
+	snprintf(report, sizeof(report), "%s", l2t_path("report.json"));
+	remove(report);
+	run_app(args, &r);
+	cr_assert(r.status == 0, "exit code %d:\n%s", r.status,
+		  l2t_app_lines(r.err));
+	if (strstr(r.err, "not taken") != NULL) {
+		l2t_result_free(&r);
+		cr_skip_test("this kernel has no per-task slice (before 6.12)");
+	}
+	cr_expect(strstr(r.err, "app-load: slice") == NULL, "%s",
+		  l2t_app_lines(r.err));
+	l2t_result_free(&r);
+	j = l2t_report_load(report);
+	load = json_array_get(json_object_get(j, "app_load"), 0);
+	cr_assert(json_is_object(load), "no app_load in the report");
+	cr_expect(l2t_json_u64(load, "slice_us") == 3000);
+	cr_expect(l2t_json_u64(load, "slice_taken_us") == 3000,
+		  "the kernel did not keep the threads' slice");
+	cr_expect(l2t_json_u64(load, "bursts") > 0);
 	json_decref(j);
 }
 
