@@ -19,7 +19,9 @@
 #            inside NET_RX on CPU 1) for NET_RX waits and waits >= 8 ms.
 #   libsirq  the same udp-flood, paced, into l2fwd-sirq on CPU 1 (irq mode,
 #            KLAB_POLICY) through the veth end (net_af_packet) instead of the
-#            kernel's receive path: what libsirq receives at the same rate.
+#            kernel's receive path, as a receiver (--receiver: NET_RX spends
+#            KLAB_PROTO a packet, a reader thread on CPU 1 spends each of
+#            KLAB_COSTS): what libsirq's reader receives at the same rate.
 #            The receiver's veth has no address and no RPS there: the
 #            kernel's part (veth to the packet socket's ring) runs on the
 #            sender's CPU, as a NIC's DMA would, and CPU 1 is libsirq's.
@@ -34,8 +36,12 @@
 #   KLAB_STALL_HOG="--threads 6 --hold 10 --period 40"   cpu-hog options
 #   KLAB_CONNS=8         connections of the stall client
 #   KLAB_RTO_MIN=1ms     rto_min of the client's route (as tcp-bench.sh)
-#   KLAB_POLICY=mainline, KLAB_LIBSIRQ_OPTS="..."   l2fwd-sirq's policy and
-#                        more options (e.g. --app-load ...)
+#   KLAB_POLICY="mainline"   l2fwd-sirq's policies (e.g. "mainline ksoftirqd")
+#   KLAB_PROTO=1us       libsirq's NET_RX cost a packet (the kernel's path
+#                        to the socket is of that order here)
+#   KLAB_LIBSIRQ_OPTS="..."   instead of the receiver per cost: these
+#                        l2fwd-sirq options, once per rate (e.g. none: it
+#                        forwards into net_null)
 #
 # Results: out/kernel-lab/ (one JSON per run, logs), out/kernel-lab.json
 # (all runs) and out/kernel-lab.md (tables, bench/kernel_lab.py). Root
@@ -55,7 +61,8 @@ RCVBUF=()
 read -r -a HOG <<<"${KLAB_STALL_HOG:---threads 6 --hold 10 --period 40}"
 CONNS=${KLAB_CONNS:-8}
 RTO_MIN=${KLAB_RTO_MIN:-1ms}
-POLICY=${KLAB_POLICY:-mainline}
+POLICIES=${KLAB_POLICY:-mainline}
+PROTO=${KLAB_PROTO:-1us}
 read -r -a LIBSIRQ_OPTS <<<"${KLAB_LIBSIRQ_OPTS:-}"
 TX_CPU=0
 RX_CPU=1
@@ -227,18 +234,22 @@ run_stall() {	# run
 
 # l2fwd-sirq on RX_CPU: port 0 the veth end (net_af_packet), port 1 a
 # net_null that only transmits; the window is between two SIGUSR1 reports.
-run_libsirq() {	# rate run
-	local rate=$1 run=$2 tag=libsirq-r$1-$2 lp fp load
-	local report=$OUT/$tag.json log=$OUT/$tag.log
+run_libsirq() {	# rate cost|- run
+	local rate=$1 cost=$2 run=$3 tag=libsirq-$POLICY-r$1-c$2-$3 lp fp load cost_json=null
+	local report=$OUT/$tag.json log=$OUT/$tag.log opts=("${LIBSIRQ_OPTS[@]}")
+	if [ "$cost" != - ]; then
+		opts=(--receiver "proto=$PROTO,app=${cost}ns,threads=1")
+		cost_json=$cost
+	fi
 	load=$(loadavg)
-	echo "   libsirq rate $rate pps, run $run (load $load): l2fwd-sirq --policy $POLICY --mode irq ${LIBSIRQ_OPTS[*]}"
+	echo "   libsirq rate $rate pps, run $run (load $load): l2fwd-sirq --policy $POLICY --mode irq ${opts[*]}"
 	ip netns exec "$NS_RX" stdbuf -oL "$L2FWD" -l "$RX_CPU" --no-huge -m 256 --no-pci --file-prefix="$PREFIX" \
 		--vdev=net_af_packet0,iface="$VETH_RX" --vdev=net_null0,no-rx=1 -- \
-		-T 0 --mode irq --policy "$POLICY" --report "$report" "${LIBSIRQ_OPTS[@]}" \
+		-T 0 --mode irq --policy "$POLICY" --report "$report" "${opts[@]}" \
 		>"$log" 2>&1 &
 	lp=$!
 	pids+=("$lp")
-	until grep -qs ' forwards ' "$log"; do
+	until grep -Eqs ' (forwards|receives) ' "$log"; do
 		kill -0 "$lp" 2>/dev/null || fail "l2fwd-sirq exited; see $log"
 		sleep 0.05
 	done
@@ -256,7 +267,7 @@ run_libsirq() {	# rate run
 	wait "$lp" || fail "l2fwd-sirq exited with $?; see $log"
 	pids=()
 	rm -rf /var/run/dpdk/"$PREFIX"*
-	record "{\"scenario\": \"flood\", \"system\": \"libsirq\", \"policy\": \"$POLICY\", \"rate\": $rate, \"cost_ns\": null, \"run\": $run, \"loadavg\": $load, \"opts\": \"${LIBSIRQ_OPTS[*]}\", \"start_report\": \"$OUT/$tag.start.json\", \"end_report\": \"$OUT/$tag.end.json\", \"flood\": $(cat "$OUT/$tag-flood.json")}"
+	record "{\"scenario\": \"flood\", \"system\": \"libsirq\", \"policy\": \"$POLICY\", \"rate\": $rate, \"cost_ns\": $cost_json, \"run\": $run, \"loadavg\": $load, \"opts\": \"${opts[*]}\", \"start_report\": \"$OUT/$tag.start.json\", \"end_report\": \"$OUT/$tag.end.json\", \"flood\": $(cat "$OUT/$tag-flood.json")}"
 }
 
 # The report of the running l2fwd-sirq (SIGUSR1), moved to DST.
@@ -300,7 +311,13 @@ for scenario in $SCENARIOS; do
 		echo "== libsirq: l2fwd-sirq on CPU $RX_CPU via net_af_packet, rates $RATES pps"
 		net_up libsirq
 		for run in $(seq "$RUNS"); do
-			for rate in $RATES; do run_libsirq "$rate" "$run"; done
+			for rate in $RATES; do for POLICY in $POLICIES; do
+				if [ -n "${KLAB_LIBSIRQ_OPTS+set}" ]; then
+					run_libsirq "$rate" - "$run"
+				else
+					for cost in $COSTS; do run_libsirq "$rate" "$cost" "$run"; done
+				fi
+			done; done
 		done
 		net_down ;;
 	*)

@@ -75,8 +75,7 @@ def libsirq_window(r, base):
     if b.get("app_load"):
         out["app_cpu_share"] = b["app_load"][0].get("cpu_share")
     if b.get("receiver") and a.get("receiver"):
-        # l2fwd-sirq --receiver (branch rcv, not on main when this was
-        # written; untested here): what its reader threads got is the
+        # l2fwd-sirq --receiver: what its reader threads got is the
         # receiver's row, as udp-sink's is the kernel's.
         tot = lambda rep, k: sum(x[k] for x in rep["receiver"])
         cpu = lambda rep, k: sum(x["cpu"][k] for x in rep["receiver"])
@@ -93,7 +92,7 @@ def flood_rows(runs, base):
     for r in runs:
         if r["scenario"] != "flood":
             continue
-        key = (r["system"], r["rate"], r.get("cost_ns"))
+        key = (r["system"], r.get("policy") or "", r["rate"], r.get("cost_ns"))
         row = {"loadavg": r["loadavg"], "sent_pps": r["flood"]["sent_pps"],
                "send_errors": r["flood"]["send_errors"]}
         if r["system"] == "kernel":
@@ -128,9 +127,9 @@ def flood_rows(runs, base):
             })
         cases.setdefault(key, []).append(row)
     out = []
-    for (system, rate, cost), rows in sorted(
-            cases.items(), key=lambda kv: (kv[0][0] != "kernel", kv[0][1] == 0,
-                                           kv[0][1], kv[0][2] or 0)):
+    for (system, policy, rate, cost), rows in sorted(
+            cases.items(), key=lambda kv: (kv[0][0] != "kernel", kv[0][3] or 0,
+                                           kv[0][2] == 0, kv[0][2], kv[0][1])):
         # The median run by packets received, whole: the figures of one
         # run belong together (what the receiver got depends on what the
         # sender managed to offer, which a busy CPU 0 changes per run).
