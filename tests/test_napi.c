@@ -34,6 +34,13 @@ struct driver {
 	int schedule_from;
 	uint16_t schedule_idx;
 	unsigned int polls;
+	/*
+	 * The device adds late[i] packets to context i's source while its
+	 * interrupt is off (during the poll), so no interrupt comes for
+	 * them: only the look after the re-arm finds them.
+	 */
+	unsigned int late[SIRQ_NAPI_MAX];
+	unsigned int rearms[SIRQ_NAPI_MAX];
 };
 
 static unsigned int
@@ -55,6 +62,19 @@ driver_poll(void *ctx, uint16_t idx, uint16_t weight)
 	return work;
 }
 
+static bool
+driver_rearm(void *ctx, uint16_t idx)
+{
+	struct driver *d = ctx;
+
+	cr_assert(not(sirq_napi_is_scheduled(&d->sd, idx)),
+		  "context %u re-armed before napi_complete_done()", idx);
+	d->rearms[idx]++;
+	d->backlog[idx] += d->late[idx];
+	d->late[idx] = 0;
+	return d->backlog[idx] != 0;
+}
+
 static void
 driver_init_params(struct driver *d, const struct sirq_params *p,
 		   unsigned int budget, unsigned int nb_napi)
@@ -71,6 +91,7 @@ driver_init_params(struct driver *d, const struct sirq_params *p,
 		.budget = budget,
 		.budget_usecs = BUDGET_USECS,
 		.poll = driver_poll,
+		.rearm = driver_rearm,
 		.poll_ctx = d,
 		.time_squeeze = &d->time_squeeze,
 		.budget_exhausted = &d->budget_exhausted,
@@ -183,6 +204,54 @@ Test(napi, a_napi_completing_is_not_repolled)
 	/* Its "interrupt" is on again: the next one schedules it. */
 	cr_assert(sirq_napi_schedule(&d.sd, 0));
 	cr_assert(eq(u64, d.time_squeeze, 0));
+	driver_fini(&d);
+}
+
+/*
+ * virtnet_poll() -> virtqueue_napi_complete(): the interrupt is turned
+ * on again only once the context has completed, and a poll that used
+ * its whole weight is not completed, so it is not re-armed.
+ */
+Test(napi, a_napi_is_rearmed_after_napi_complete_done_and_only_then)
+{
+	struct driver d;
+
+	driver_init(&d, 1);
+	d.backlog[0] = WEIGHT + 10;
+	sirq_napi_schedule(&d.sd, 0);
+
+	cr_assert(net_rx_action(&d), "a full poll: repolled");
+	cr_assert(eq(uint, d.rearms[0], 0), "still scheduled: not re-armed");
+	cr_assert(not(net_rx_action(&d)));
+	cr_assert(eq(uint, d.rearms[0], 1), "completed: re-armed once");
+	cr_assert(not(sirq_napi_is_scheduled(&d.sd, 0)));
+	driver_fini(&d);
+}
+
+/*
+ * virtqueue_napi_complete(): if (unlikely(virtqueue_poll(vq, opaque)))
+ * virtqueue_napi_schedule(napi, vq). Packets the device added while the
+ * poll ran, with the interrupt off, bring no interrupt: the look after
+ * the re-arm schedules the context again, and the next run polls them.
+ * Without it they would wait for the next packet's interrupt.
+ */
+Test(napi, work_that_came_while_the_interrupt_was_off_is_scheduled_at_rearm)
+{
+	struct driver d;
+
+	driver_init(&d, 1);
+	d.backlog[0] = 5;
+	d.late[0] = 3;
+	sirq_napi_schedule(&d.sd, 0);
+
+	cr_assert(net_rx_action(&d), "found at the re-arm: NET_RX raised");
+	EXPECT_POLLED(&d, 0);
+	cr_assert(sirq_napi_is_scheduled(&d.sd, 0));
+	cr_assert(not(net_rx_action(&d)));
+	EXPECT_POLLED(&d, 0);
+	cr_assert(eq(uint, d.backlog[0], 0), "the 3 late packets were polled");
+	cr_assert(eq(uint, d.rearms[0], 2));
+	cr_assert(not(sirq_napi_is_scheduled(&d.sd, 0)));
 	driver_fini(&d);
 }
 

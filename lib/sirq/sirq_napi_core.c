@@ -34,6 +34,7 @@ sirq_softnet_init(struct sirq_softnet *sd, const struct sirq_softnet_conf *conf)
 	memset(sd, 0, sizeof(*sd));
 	sd->cpu = conf->cpu;
 	sd->poll = conf->poll;
+	sd->rearm = conf->rearm;
 	sd->poll_ctx = conf->poll_ctx;
 	sd->budget = (int)conf->budget;
 	sd->budget_ns = (uint64_t)conf->budget_usecs * NSEC_PER_USEC;
@@ -118,7 +119,10 @@ poll_list_splice_tail_ready(struct sirq_softnet *sd)
 
 /*
  * napi_poll(): one poll up to the weight. A context that used all of it
- * stays scheduled and goes on @repoll; one that did not is completed.
+ * stays scheduled and goes on @repoll; one that did not is completed,
+ * and its interrupt re-armed: work that came in while it was off is
+ * scheduled now, for this run's tail or the next run, as
+ * virtqueue_napi_schedule() after napi_complete_done() does.
  */
 static inline unsigned int
 napi_poll(struct sirq_softnet *sd, uint16_t idx, uint16_t *repoll,
@@ -129,6 +133,8 @@ napi_poll(struct sirq_softnet *sd, uint16_t idx, uint16_t *repoll,
 
 	if (sirq_likely(work < weight)) {
 		napi_complete_done(sd, idx);
+		if (sd->rearm != NULL && sd->rearm(sd->poll_ctx, idx))
+			sirq_napi_schedule(sd, idx);
 		return work;
 	}
 	repoll[(*nb_repoll)++] = idx;

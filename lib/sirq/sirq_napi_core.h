@@ -37,12 +37,26 @@
 typedef unsigned int (*sirq_napi_poll_t)(void *ctx, uint16_t idx,
 					 uint16_t weight);
 
+/*
+ * After a context completed (NAPI_STATE_SCHED already clear): turn its
+ * interrupt back on, then look at its source once more and return true
+ * if work came in before the interrupt was on. The context is then
+ * scheduled again, so that work does not wait for the next interrupt:
+ * the device may have added it while the poll ran, when the interrupt
+ * was off and will not fire for it (virtnet_poll():
+ * virtqueue_enable_cb_prepare(), napi_complete_done(), virtqueue_poll(),
+ * virtqueue_napi_schedule()). NULL where contexts have no interrupt of
+ * their own to re-arm.
+ */
+typedef bool (*sirq_napi_rearm_t)(void *ctx, uint16_t idx);
+
 struct sirq_softnet_conf {
 	struct sirq_cpu *cpu;		/* NET_RX is raised on it */
 	unsigned int budget;		/* netdev_budget: units per run */
 	unsigned int budget_usecs;	/* netdev_budget_usecs */
 	sirq_napi_poll_t poll;
-	void *poll_ctx;
+	sirq_napi_rearm_t rearm;	/* optional */
+	void *poll_ctx;			/* both callbacks' ctx */
 	/* Counted by NET_RX's runner; one writer, read by anyone. */
 	uint64_t *time_squeeze;		/* a run stopped with work left */
 	uint64_t *budget_exhausted;	/* ... by the budget of units */
@@ -63,6 +77,7 @@ struct sirq_softnet {
 	/* NET_RX's runner only (the execution lock holder). */
 	struct sirq_cpu *cpu __attribute__((aligned(SIRQ_CACHE_LINE)));
 	sirq_napi_poll_t poll;
+	sirq_napi_rearm_t rearm;
 	void *poll_ctx;
 	int budget;
 	uint64_t budget_ns;
@@ -120,6 +135,8 @@ sirq_napi_is_scheduled(const struct sirq_softnet *sd, uint16_t idx)
 /**
  * net_rx_action(): poll every context on the list once, in order, until
  * it is empty or the budget of units or time is spent (time_squeeze).
+ * A context that completes is re-armed (conf.rearm) and scheduled again
+ * if its source already has work.
  * Then the list is, in this order: the contexts not reached, those
  * scheduled meanwhile, those that used their whole weight; if it is not
  * empty NET_RX is raised again. Time is the CPU's exact clock
