@@ -747,6 +747,24 @@ struct sirq_lcore_stats {
 	 * between ticks, so took no decision (a scheduled queue is masked).
 	 */
 	uint64_t irq_quiet_looks;
+	/**
+	 * irq mode: Rx interrupts turned back on at napi_complete_done()
+	 * (rte_eth_dev_rx_intr_enable()); a queue's interrupt is off while
+	 * its NAPI context is scheduled, where the PMD can turn it off.
+	 */
+	uint64_t rx_intr_rearms;
+	/**
+	 * ... of which found work already in the ring when the interrupt
+	 * was back on: it came while the interrupt was off and brought none,
+	 * so the queue was scheduled again at once.
+	 */
+	uint64_t rx_intr_rearm_work;
+	/**
+	 * Queues scheduled because rte_eth_rx_queue_count() counted done
+	 * descriptors (no fetch): PMDs without descriptor status, e.g.
+	 * vmxnet3.
+	 */
+	uint64_t rx_sched_count;
 };
 
 /** Defaults: kernel values, poll mode, worker on the lcore's CPUs. */

@@ -33,7 +33,6 @@ int
 sirq_irq_init(struct sirq_irq *irq, unsigned int lcore_id)
 {
 	irq->epoll_fd = -1;
-	irq->nb_rx_intr = 0;
 	irq->kick_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	if (irq->kick_fd < 0) {
 		SIRQ_LOG(ERR, "lcore %u: eventfd: %s", lcore_id,
@@ -97,21 +96,16 @@ irq_setup(struct sirq_lcore *lc)
 	if (epoll_ctl(irq->epoll_fd, EPOLL_CTL_ADD, irq->kick_fd, &ev) != 0)
 		return -errno;
 
-	/* Rx interrupts where the PMD has them (net_tap); else the tick. */
-	irq->nb_rx_intr = 0;
+	/* Rx interrupts where the PMD has them (sirq_rx_intr_start()). */
 	for (i = 0; i < lc->rx.nb_napi; i++) {
-		struct sirq_napi *n = &lc->rx.napi[i];
-		int fd;
+		const struct sirq_napi *n = &lc->rx.napi[i];
 
-		fd = rte_eth_dev_rx_intr_ctl_q_get_fd(n->port, n->queue);
-		if (fd < 0)
+		if (n->intr_fd < 0)
 			continue;
-		/* -ENOTSUP on net_tap, whose events fire all the same. */
-		rte_eth_dev_rx_intr_enable(n->port, n->queue);
 		ev.events = EPOLLIN | EPOLLET;
 		ev.data.u32 = i;
-		if (epoll_ctl(irq->epoll_fd, EPOLL_CTL_ADD, fd, &ev) == 0)
-			irq->nb_rx_intr++;
+		if (epoll_ctl(irq->epoll_fd, EPOLL_CTL_ADD, n->intr_fd, &ev) != 0)
+			return -errno;
 	}
 
 	ret = pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp);
@@ -120,7 +114,7 @@ irq_setup(struct sirq_lcore *lc)
 			 "lcore %u: SCHED_FIFO %d refused (%s): the dispatcher will not preempt like a hardirq",
 			 lc->lcore_id, lc->conf.irq_priority, strerror(ret));
 	SIRQ_LOG(INFO, "lcore %u: irq mode, %u Rx interrupt(s), tick %u us",
-		 lc->lcore_id, irq->nb_rx_intr, lc->conf.irq_tick_us);
+		 lc->lcore_id, lc->rx.nb_intr, lc->conf.irq_tick_us);
 	return 0;
 }
 

@@ -15,7 +15,6 @@ struct sirq_lcore;
 struct sirq_irq {
 	int kick_fd;			/* eventfd that wakes the dispatcher */
 	int epoll_fd;
-	unsigned int nb_rx_intr;	/* queues with Rx interrupts */
 };
 
 int sirq_irq_init(struct sirq_irq *irq, unsigned int lcore_id);

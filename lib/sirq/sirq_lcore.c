@@ -622,6 +622,8 @@ sirq_lcore_main(void *arg)
 		return -EINVAL;
 	}
 	sirq_rx_start(&lc->rx);
+	if (lc->conf.mode == SIRQ_MODE_IRQ)
+		sirq_rx_intr_start(&lc->rx);
 	ret = sirqd_start(&lc->worker);
 	if (ret != 0)
 		return ret;

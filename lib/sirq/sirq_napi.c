@@ -7,8 +7,9 @@
  * this file is the driver it calls.
  *
  * A queue is idle until its "interrupt" schedules it: a done descriptor
- * where the PMD reports descriptor status, a written descriptor where it
- * gives a power-monitor condition instead, else a fetch into its staging
+ * where the PMD reports descriptor status or counts done descriptors, a
+ * written descriptor where it gives a power-monitor condition instead,
+ * else a fetch into its staging
  * array that returned packets, which NET_RX consumes first. From then on
  * the queue is on the poll list, polled by whoever runs NET_RX (the
  * dispatcher or sirqd), until a poll returns less than its weight
@@ -25,11 +26,19 @@
 #include "sirq_dpdk.h"
 #include "sirq_napi.h"
 
+/* Queues whose work any thread may see without the lock. */
+static inline uint16_t
+rx_nb_lockless(const struct sirq_rx *rx)
+{
+	return rx->nb_desc + rx->nb_count + rx->nb_monitor;
+}
+
 /* A queue's index is its bit in the engine's masks. */
 _Static_assert(SIRQ_LCORE_MAX_NAPI <= SIRQ_NAPI_MAX,
 	       "more Rx queues per lcore than NAPI contexts per CPU");
 
 static unsigned int napi_poll(void *ctx, uint16_t idx, uint16_t weight);
+static bool napi_rearm(void *ctx, uint16_t idx);
 
 /* With rx->cpu, rx->stats and rx->weight set: no queue yet. */
 int
@@ -40,12 +49,14 @@ sirq_rx_init(struct sirq_rx *rx, unsigned int budget, unsigned int budget_us)
 		.budget = budget,
 		.budget_usecs = budget_us,
 		.poll = napi_poll,
+		.rearm = napi_rearm,
 		.poll_ctx = rx,
 		.time_squeeze = &rx->stats->time_squeeze,
 		.budget_exhausted = &rx->stats->budget_exhausted,
 	};
 
 	rx->nb_napi = 0;
+	rx->nb_intr = 0;
 	return sirq_softnet_init(&rx->sd, &conf);
 }
 
@@ -67,6 +78,7 @@ sirq_rx_add_queue(struct sirq_rx *rx, uint16_t port, uint16_t queue,
 	n->port = port;
 	n->queue = queue;
 	n->irq = SIRQ_NAPI_IRQ_FETCH;
+	n->intr_fd = -1;
 	n->fn = fn;
 	n->arg = arg;
 	return 0;
@@ -131,10 +143,16 @@ napi_monitor_arm(struct sirq_napi *n)
 }
 
 /*
- * Has the queue work since the condition was armed? A look that races
- * with NET_RX arming it on the other thread may decide on a mix of the
- * old and the new condition, both of the same ring: at worst one poll
- * for nothing, or one look late.
+ * Has the queue work since the condition was armed? By value, work is
+ * the word having moved since before the last burst, or the PMD's own
+ * test saying so: a poll may complete with packets left in the ring
+ * (virtio's split ring rounds each burst down to a cache line of used
+ * entries, so 6 waiting can give 4), and those moved the word before
+ * the burst. Each test misses only what the other sees: the PMD's, a
+ * ring that filled up since; the value, packets that were there before.
+ * A look that races with NET_RX arming it on the other thread may decide
+ * on a mix of the old and the new condition, both of the same ring: at
+ * worst one poll for nothing, or one look late.
  */
 static inline bool
 napi_monitor_fired(const struct sirq_napi *n)
@@ -144,8 +162,8 @@ napi_monitor_fired(const struct sirq_napi *n)
 	if (unlikely(n->monitor_fire))
 		return true;
 	v = monitor_read(&n->pmc);
-	if (n->monitor_by_value)
-		return v != n->monitor_before;
+	if (n->monitor_by_value && v != n->monitor_before)
+		return true;
 	return n->pmc.fn(v, n->pmc.opaque) != 0;
 }
 
@@ -165,31 +183,49 @@ static const char *const monitor_exact_drivers[] = {
 	"net_virtio_user",
 };
 
+/*
+ * PMDs whose rte_eth_rx_queue_count() can stand for descriptor status,
+ * read from the 22.11 sources: vmxnet3 counts the completion ring's
+ * entries whose generation bit says done, reading the ring only. Not
+ * net_vhost: its count takes the vhost queue's access lock, which the
+ * vhost library holds while the guest reconfigures, and a SCHED_FIFO
+ * dispatcher must not spin behind it.
+ */
+static const char *const queue_count_drivers[] = {
+	"net_vmxnet3",
+};
+
 static bool
-monitor_is_exact(uint16_t port)
+driver_in(uint16_t port, const char *const *drivers, unsigned int n)
 {
 	struct rte_eth_dev_info info;
 	unsigned int i;
 
 	if (rte_eth_dev_info_get(port, &info) != 0)
 		return false;
-	for (i = 0; i < RTE_DIM(monitor_exact_drivers); i++)
-		if (strcmp(info.driver_name, monitor_exact_drivers[i]) == 0)
+	for (i = 0; i < n; i++)
+		if (strcmp(info.driver_name, drivers[i]) == 0)
 			return true;
 	return false;
 }
 
 /*
  * How the queue can say that it has work without giving it: descriptor
- * status (most NIC PMDs), a power-monitor condition (virtio, which has
- * no descriptor status in 22.11), or not at all (fetch).
+ * status (most NIC PMDs), a count of done descriptors (vmxnet3), a
+ * power-monitor condition (virtio, which has neither in 22.11), or not
+ * at all (fetch).
  */
 static enum sirq_napi_irq
 napi_probe_irq(struct sirq_napi *n)
 {
 	if (rte_eth_rx_descriptor_status(n->port, n->queue, 0) >= 0)
 		return SIRQ_NAPI_IRQ_DESC;
-	if (monitor_is_exact(n->port) &&
+	if (driver_in(n->port, queue_count_drivers,
+		      RTE_DIM(queue_count_drivers)) &&
+	    rte_eth_rx_queue_count(n->port, n->queue) >= 0)
+		return SIRQ_NAPI_IRQ_COUNT;
+	if (driver_in(n->port, monitor_exact_drivers,
+		      RTE_DIM(monitor_exact_drivers)) &&
 	    rte_eth_get_monitor_addr(n->port, n->queue, &n->pmc) == 0 &&
 	    n->pmc.fn != NULL && monitor_size_valid(n->pmc.size)) {
 		/*
@@ -213,19 +249,47 @@ sirq_rx_start(struct sirq_rx *rx)
 {
 	uint16_t i;
 
-	rx->nb_desc = rx->nb_monitor = 0;
+	rx->nb_desc = rx->nb_count = rx->nb_monitor = 0;
 	for (i = 0; i < rx->nb_napi; i++) {
 		struct sirq_napi *n = &rx->napi[i];
 
 		n->irq = napi_probe_irq(n);
 		if (n->irq == SIRQ_NAPI_IRQ_DESC)
 			rx->nb_desc++;
+		else if (n->irq == SIRQ_NAPI_IRQ_COUNT)
+			rx->nb_count++;
 		else if (n->irq == SIRQ_NAPI_IRQ_MONITOR)
 			rx->nb_monitor++;
 	}
-	SIRQ_LOG(DEBUG, "lcore %u: %u Rx queue(s): %u by descriptor status, %u by monitor condition, %u by fetch",
-		 rx->lcore_id, rx->nb_napi, rx->nb_desc, rx->nb_monitor,
-		 rx->nb_napi - rx->nb_desc - rx->nb_monitor);
+	SIRQ_LOG(DEBUG, "lcore %u: %u Rx queue(s): %u by descriptor status, %u by queue count, %u by monitor condition, %u by fetch",
+		 rx->lcore_id, rx->nb_napi, rx->nb_desc, rx->nb_count,
+		 rx->nb_monitor, rx->nb_napi - rx_nb_lockless(rx));
+}
+
+/*
+ * irq mode, before sirqd starts: the queues' Rx interrupts, on, where
+ * the PMD has them (intr_conf.rxq = 1 at configure). Returns how many.
+ */
+unsigned int
+sirq_rx_intr_start(struct sirq_rx *rx)
+{
+	uint16_t i;
+
+	rx->nb_intr = 0;
+	for (i = 0; i < rx->nb_napi; i++) {
+		struct sirq_napi *n = &rx->napi[i];
+
+		n->intr_fd = rte_eth_dev_rx_intr_ctl_q_get_fd(n->port, n->queue);
+		if (n->intr_fd < 0) {
+			n->intr_fd = -1;
+			continue;
+		}
+		/* -ENOTSUP on net_tap, whose events fire all the same. */
+		n->intr_ctl = rte_eth_dev_rx_intr_enable(n->port, n->queue) == 0;
+		n->intr_on = true;
+		rx->nb_intr++;
+	}
+	return rx->nb_intr;
 }
 
 /*
@@ -241,7 +305,7 @@ sirq_hardirq_rx_desc(struct sirq_rx *rx)
 	uint64_t *counter;
 	uint16_t i;
 
-	if (rx->nb_desc + rx->nb_monitor == 0)
+	if (rx_nb_lockless(rx) == 0)
 		return 0;
 	for (i = 0; i < rx->nb_napi; i++) {
 		struct sirq_napi *n = &rx->napi[i];
@@ -254,6 +318,10 @@ sirq_hardirq_rx_desc(struct sirq_rx *rx)
 			    RTE_ETH_RX_DESC_DONE)
 				continue;
 			counter = &rx->stats->rx_sched_desc;
+		} else if (n->irq == SIRQ_NAPI_IRQ_COUNT) {
+			if (rte_eth_rx_queue_count(n->port, n->queue) <= 0)
+				continue;
+			counter = &rx->stats->rx_sched_count;
 		} else {
 			if (!napi_monitor_fired(n))
 				continue;
@@ -273,13 +341,23 @@ sirq_hardirq_rx_desc(struct sirq_rx *rx)
  * staged packets are published to whichever thread runs NET_RX by the
  * release of sirq_napi_schedule().
  */
+/* A fetch into the staging array, by the lock holder: any packets? */
+static inline bool
+napi_fetch(struct sirq_napi *n)
+{
+	n->nb_staged = rte_eth_rx_burst(n->port, n->queue, n->staged,
+					SIRQ_STAGE_SIZE);
+	n->staged_pos = 0;
+	return n->nb_staged != 0;
+}
+
 unsigned int
 sirq_hardirq_rx_fetch(struct sirq_rx *rx)
 {
 	unsigned int fired = 0;
 	uint16_t i;
 
-	if (rx->nb_desc + rx->nb_monitor == rx->nb_napi)
+	if (rx_nb_lockless(rx) == rx->nb_napi)
 		return 0;
 	SIRQ_ASSERT_EXCLUSIVE(rx->cpu, rx->lcore_id, "Rx fetch");
 	for (i = 0; i < rx->nb_napi; i++) {
@@ -288,10 +366,7 @@ sirq_hardirq_rx_fetch(struct sirq_rx *rx)
 		if (n->irq != SIRQ_NAPI_IRQ_FETCH ||
 		    sirq_napi_is_scheduled(&rx->sd, i))
 			continue;
-		n->nb_staged = rte_eth_rx_burst(n->port, n->queue, n->staged,
-						SIRQ_STAGE_SIZE);
-		n->staged_pos = 0;
-		if (n->nb_staged != 0 && sirq_napi_schedule(&rx->sd, i)) {
+		if (napi_fetch(n) && sirq_napi_schedule(&rx->sd, i)) {
 			sirq_stat_add(&rx->stats->rx_sched_fetch, 1);
 			fired++;
 		}
@@ -315,6 +390,11 @@ napi_poll(void *ctx, uint16_t idx, uint16_t weight)
 	unsigned int got = 0;
 	uint16_t take;
 
+	/* Masked while scheduled, as a driver's interrupt handler does. */
+	if (unlikely(n->intr_on) && n->intr_ctl) {
+		rte_eth_dev_rx_intr_disable(n->port, n->queue);
+		n->intr_on = false;
+	}
 	if (n->staged_pos < n->nb_staged) {
 		take = RTE_MIN((uint16_t)(n->nb_staged - n->staged_pos),
 			       weight);
@@ -339,6 +419,45 @@ napi_poll(void *ctx, uint16_t idx, uint16_t weight)
 	if (got < weight && n->irq == SIRQ_NAPI_IRQ_MONITOR)
 		napi_monitor_arm(n);
 	return got;
+}
+
+/*
+ * After napi_complete_done(), by the lock holder: the queue's Rx
+ * interrupt on again, then one more look at the ring. What the device
+ * wrote while the interrupt was off raised none, so it is found here or
+ * not until the next packet's interrupt. Queues without an interrupt to
+ * turn on are looked at by every "hardirq" anyway.
+ */
+static bool
+napi_rearm(void *ctx, uint16_t idx)
+{
+	struct sirq_rx *rx = ctx;
+	struct sirq_napi *n = &rx->napi[idx];
+	bool work;
+
+	if (likely(!n->intr_ctl))
+		return false;
+	rte_eth_dev_rx_intr_enable(n->port, n->queue);
+	n->intr_on = true;
+	sirq_stat_add(&rx->stats->rx_intr_rearms, 1);
+	switch (n->irq) {
+	case SIRQ_NAPI_IRQ_DESC:
+		work = rte_eth_rx_descriptor_status(n->port, n->queue, 0) ==
+			RTE_ETH_RX_DESC_DONE;
+		break;
+	case SIRQ_NAPI_IRQ_COUNT:
+		work = rte_eth_rx_queue_count(n->port, n->queue) > 0;
+		break;
+	case SIRQ_NAPI_IRQ_MONITOR:
+		work = napi_monitor_fired(n);
+		break;
+	default:
+		work = napi_fetch(n);
+		break;
+	}
+	if (work)
+		sirq_stat_add(&rx->stats->rx_intr_rearm_work, 1);
+	return work;
 }
 
 /*

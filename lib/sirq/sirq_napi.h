@@ -29,7 +29,13 @@ enum sirq_napi_irq {
 	 */
 	SIRQ_NAPI_IRQ_DESC,
 	/*
-	 * No descriptor status, but rte_eth_get_monitor_addr(): the word the
+	 * No descriptor status, but rte_eth_rx_queue_count(): done
+	 * descriptors counted without taking them (vmxnet3). Read-only like
+	 * descriptor status, so any thread may look.
+	 */
+	SIRQ_NAPI_IRQ_COUNT,
+	/*
+	 * Neither, but rte_eth_get_monitor_addr(): the word the
 	 * PMD's next Rx descriptor is written to, and the test that says it
 	 * was (virtio: the used ring's index; only PMDs whose condition is
 	 * exact, see sirq_napi.c). Read like descriptor status, by any
@@ -71,6 +77,16 @@ struct sirq_napi {
 	uint64_t monitor_before;
 	bool monitor_by_value;
 	bool monitor_fire;
+	/*
+	 * irq mode: the queue's Rx interrupt (rte_eth_dev_rx_intr_*), -1
+	 * without one; intr_ctl: the PMD turns it on and off (net_tap's
+	 * fires whatever it is told); intr_on: it is on. Written by the
+	 * lock holder: off at the first poll after the queue is scheduled,
+	 * on again when it completes.
+	 */
+	int intr_fd;
+	bool intr_ctl;
+	bool intr_on;
 	struct rte_mbuf *staged[SIRQ_STAGE_SIZE];
 };
 
@@ -89,7 +105,9 @@ struct sirq_rx {
 	uint16_t weight;
 	uint16_t nb_napi;
 	uint16_t nb_desc;		/* queues with SIRQ_NAPI_IRQ_DESC */
+	uint16_t nb_count;		/* queues with SIRQ_NAPI_IRQ_COUNT */
 	uint16_t nb_monitor;		/* queues with SIRQ_NAPI_IRQ_MONITOR */
+	uint16_t nb_intr;		/* queues with an Rx interrupt fd */
 	struct sirq_napi napi[SIRQ_LCORE_MAX_NAPI];
 };
 
@@ -98,6 +116,7 @@ int sirq_rx_init(struct sirq_rx *rx, unsigned int budget,
 int sirq_rx_add_queue(struct sirq_rx *rx, uint16_t port, uint16_t queue,
 		      sirq_rx_fn_t fn, void *arg);
 void sirq_rx_start(struct sirq_rx *rx);
+unsigned int sirq_rx_intr_start(struct sirq_rx *rx);
 unsigned int sirq_hardirq_rx_desc(struct sirq_rx *rx);
 unsigned int sirq_hardirq_rx_fetch(struct sirq_rx *rx);
 void sirq_net_rx_action(struct sirq_cpu *cpu, void *arg);

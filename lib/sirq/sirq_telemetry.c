@@ -48,8 +48,9 @@ visit_config(const struct sirq_lcore *lc, emit_u64_t emit, void *sink)
 	emit(sink, "irq_priority", (uint64_t)c->irq_priority);
 	emit(sink, "rx_queues", lc->rx.nb_napi);
 	emit(sink, "rx_queues_desc_status", lc->rx.nb_desc);
+	emit(sink, "rx_queues_count", lc->rx.nb_count);
 	emit(sink, "rx_queues_monitor", lc->rx.nb_monitor);
-	emit(sink, "rx_queues_intr", lc->irq.nb_rx_intr);
+	emit(sink, "rx_queues_intr", lc->rx.nb_intr);
 	emit(sink, "tx_queues", lc->tx.nb_txq);
 	emit(sink, "tx_queues_done_cleanup", lc->tx.nb_done_cleanup);
 	emit(sink, "tx_queues_refcount", lc->tx.nb_done_refcount);
@@ -87,6 +88,9 @@ visit_counters(const struct sirq_lcore *lc, const struct sirq_stats *st,
 	emit(sink, "rx_sched_monitor", ls.rx_sched_monitor);
 	emit(sink, "tx_done_cleanup_calls", ls.tx_done_cleanup_calls);
 	emit(sink, "tx_done_cleanup_pkts", ls.tx_done_cleanup_pkts);
+	emit(sink, "rx_intr_rearms", ls.rx_intr_rearms);
+	emit(sink, "rx_intr_rearm_work", ls.rx_intr_rearm_work);
+	emit(sink, "rx_sched_count", ls.rx_sched_count);
 
 	for (i = 0; i < SIRQ_EXIT_MAX; i++)
 		for (c = 0; c < SIRQ_CTX_MAX; c++) {
