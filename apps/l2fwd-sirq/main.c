@@ -214,6 +214,9 @@ assign_tx_queues(void)
  * is refused rather than shared: a shared queue would need a lock around
  * each flush, taken by threads that can be preempted holding it.
  */
+/* The flows --rxq spreads: what the PMD hashes of these. */
+#define L2FWD_RSS_HF (RTE_ETH_RSS_IP | RTE_ETH_RSS_TCP | RTE_ETH_RSS_UDP)
+
 static int
 check_port_queues(void)
 {
@@ -363,6 +366,35 @@ on_link_event(uint16_t port, enum rte_eth_event_type type, void *arg,
 	return 0;
 }
 
+/*
+ * PMDs whose LSC interrupt cannot be relied on for more than the first
+ * change. With LSC on, ethdev answers link queries from its cache, which
+ * only the interrupt updates, so a lost one leaves the port "down" (or
+ * "up") for good. Their links are polled on the control timer instead.
+ * net_e1000_em (82574L, DPDK 22.11): in MSI-X mode (VFIO's default) it
+ * never clears ICR (no EIAC, no write), so the device raises no second
+ * "other" interrupt (QEMU's model, traced: the link went down and up,
+ * no MSI-X message after the first two); with --vfio-intr msi or legacy
+ * it cannot take LSC at all ("lsc won't enable because of no intr
+ * multiplex") yet still flags it.
+ */
+static const char *const lsc_unreliable_drivers[] = {
+	"net_e1000_em",
+};
+
+static bool
+lsc_reliable(const struct rte_eth_dev_info *info)
+{
+	unsigned int i;
+
+	if ((*info->dev_flags & RTE_ETH_DEV_INTR_LSC) == 0)
+		return false;
+	for (i = 0; i < RTE_DIM(lsc_unreliable_drivers); i++)
+		if (strcmp(info->driver_name, lsc_unreliable_drivers[i]) == 0)
+			return false;
+	return true;
+}
+
 static int
 port_init(uint16_t port, unsigned int nb_mbufs)
 {
@@ -378,13 +410,24 @@ port_init(uint16_t port, unsigned int nb_mbufs)
 	if (ret != 0)
 		return ret;
 	memset(&conf, 0, sizeof(conf));
-	if (opts.rxq_per_port > 1) {
+	/*
+	 * RSS only where the PMD hashes flows: asking one that does not
+	 * fails the configure (and took the EAL down with it, virtio in irq
+	 * mode, DPDK 22.11). Its queues are then filled as the device
+	 * chooses: a multi-queue tap by flow, net_pcap one file each.
+	 */
+	if (opts.rxq_per_port > 1 &&
+	    (info.flow_type_rss_offloads & L2FWD_RSS_HF) != 0) {
 		conf.rxmode.mq_mode = RTE_ETH_MQ_RX_RSS;
 		conf.rx_adv_conf.rss_conf.rss_hf = info.flow_type_rss_offloads &
-			(RTE_ETH_RSS_IP | RTE_ETH_RSS_TCP | RTE_ETH_RSS_UDP);
+			L2FWD_RSS_HF;
+	} else if (opts.rxq_per_port > 1) {
+		printf(PROG ": port %u (%s) hashes no flows (RSS): its %u Rx "
+		       "queues are filled as the device chooses\n", port,
+		       info.driver_name, opts.rxq_per_port);
 	}
 	conf.intr_conf.rxq = common.lcore.mode == SIRQ_MODE_IRQ;
-	conf.intr_conf.lsc = (*info.dev_flags & RTE_ETH_DEV_INTR_LSC) != 0;
+	conf.intr_conf.lsc = lsc_reliable(&info);
 	ret = rte_eth_dev_configure(port, opts.rxq_per_port, nb_tx, &conf);
 	if (ret == 0)
 		ret = rte_eth_dev_adjust_nb_rx_tx_desc(port, &nb_rxd, &nb_txd);
@@ -728,6 +771,8 @@ main(int argc, char **argv)
 			rte_eal_remote_launch(lcore_main, &fwd[i],
 					      fwd[i].lcore_id);
 	}
+	/* Seen at once where stdout is a pipe or a file: "it is up". */
+	fflush(stdout);
 	if (common.load.enabled && common.lcore.mode == SIRQ_MODE_IRQ)
 		for (i = 0; i < nb_fwd; i++)
 			if (app_load_start(&fwd[i].load) != 0) {
