@@ -98,6 +98,7 @@ port_setup(uint16_t port)
 {
 	struct rte_eth_conf conf;
 	struct rte_eth_dev_info info;
+	uint16_t nb_rxd = NB_DESC, nb_txd = NB_DESC;
 	int ret;
 
 	memset(&conf, 0, sizeof(conf));
@@ -105,12 +106,15 @@ port_setup(uint16_t port)
 	ret = rte_eth_dev_info_get(port, &info);
 	if (ret == 0)
 		ret = rte_eth_dev_configure(port, 1, 1, &conf);
+	/* vmxnet3 wants 512 TX descriptors or more. */
 	if (ret == 0)
-		ret = rte_eth_rx_queue_setup(port, 0, NB_DESC,
+		ret = rte_eth_dev_adjust_nb_rx_tx_desc(port, &nb_rxd, &nb_txd);
+	if (ret == 0)
+		ret = rte_eth_rx_queue_setup(port, 0, nb_rxd,
 					     rte_eth_dev_socket_id(port), NULL,
 					     pool);
 	if (ret == 0)
-		ret = rte_eth_tx_queue_setup(port, 0, NB_DESC,
+		ret = rte_eth_tx_queue_setup(port, 0, nb_txd,
 					     rte_eth_dev_socket_id(port), NULL);
 	if (ret == 0)
 		ret = rte_eth_dev_start(port);
