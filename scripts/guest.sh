@@ -1,0 +1,394 @@
+#!/usr/bin/env bash
+# The guest lab: boot a Linux kernel under QEMU with this machine's root
+# file system read-only over virtiofs, run one command in it as root, and
+# return that command's output (on stdout) and exit status.
+#
+#   scripts/guest.sh [options] [--] CMD [ARG...]
+#
+# No disk image: the guest's root is the host's / (read-only), with tmpfs
+# on /tmp and /run, and OUT (writable) at the same path as on the host. So
+# the guest runs the binaries just built here; a tree under /tmp (a clean
+# clone there) is shared again, read-only, at its path. Before CMD the guest loads
+# vfio-pci, reserves hugepages (scripts/hugepages.sh) and binds every NIC
+# given with --nic to vfio-pci with dpdk-devbind.py, as a user does.
+# NIC i (from 0) is PCI device 0000:00:0<3+i>.0 in the guest; CMD sees
+# them in GUEST_NICS (space-separated BDFs) and OUT in GUEST_OUT.
+#
+# Options:
+#   --nic SPEC      a NIC model and its backend on this machine, repeatable:
+#                     MODEL,udp=A:B    QEMU sends the guest's frames to
+#                                      127.0.0.1:A and receives on
+#                                      127.0.0.1:B, one frame per datagram
+#                     MODEL,tap=NAME[,queues=N]  a tap NAME on this machine
+#                                      (no address; multi-queue with N)
+#                   MODEL: e1000e (Intel 82574L), virtio (virtio-net-pci,
+#                   modern only, through the vIOMMU), vmxnet3
+#   --no-bind       leave the NICs on their kernel driver (or none)
+#   --kernel FILE   the guest's kernel (default: Debian's newest 6.1 image
+#                   in /boot); its modules come from /lib/modules/<release>
+#                   if it has any, else it must have virtiofs built in
+#   --smp N         guest CPUs (default 2)
+#   --mem MB        guest memory (default 2048)
+#   --hugepages N   2 MB pages the guest reserves before CMD (default 256)
+#   --out DIR       a host directory the guest may write (default: a fresh
+#                   temporary one, removed at the end)
+#   --monitor SOCK  QEMU's human monitor on the unix socket SOCK (set_link)
+#   --console FILE  the guest kernel's console log (default: OUT/console.log
+#                   for a given --out, else discarded unless the boot fails)
+#   --timeout S     kill the guest after S seconds (default 900): exit 124
+#   --append ARGS   more kernel command-line arguments
+#   --qemu-trace EV QEMU trace events matching EV (e.g. 'e1000e_irq_*'),
+#                   repeatable, into OUT/qemu-trace.log
+#   -h, --help
+#
+# Environment: GUEST_ACCEL=kvm|tcg|auto (default auto: KVM where a guest
+# really boots on it, found by one probe boot whose verdict is cached, else
+# TCG), GUEST_CACHE (default /var/cache/libsirq-guest: initramfs, probe).
+#
+# Exit status: CMD's; 124 on timeout; 125 when the guest did not run CMD
+# (boot failure: the console's tail goes to stderr); 77 when QEMU or the
+# kernel is missing and cannot be installed (as tests skip); 2 on bad usage.
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(dirname "$here")
+
+die() { echo "guest: $*" >&2; exit 2; }
+say() { echo "guest: $*" >&2; }
+usage() { sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit "${1:-0}"; }
+
+nics=() traces=() kernel="" smp=2 mem=2048 hugepages=256 out="" monitor="" console=""
+timeout_s=900 append="" bind=1
+while [ $# -gt 0 ]; do
+	case $1 in
+	--nic) [ $# -ge 2 ] || die "--nic needs a SPEC"; nics+=("$2"); shift 2 ;;
+	--no-bind) bind=0; shift ;;
+	--kernel) [ $# -ge 2 ] || die "--kernel needs a FILE"; kernel=$2; shift 2 ;;
+	--smp) smp=${2-}; shift 2 ;;
+	--mem) mem=${2-}; shift 2 ;;
+	--hugepages) hugepages=${2-}; shift 2 ;;
+	--out) out=${2-}; shift 2 ;;
+	--monitor) monitor=${2-}; shift 2 ;;
+	--console) console=${2-}; shift 2 ;;
+	--timeout) timeout_s=${2-}; shift 2 ;;
+	--append) append=${2-}; shift 2 ;;
+	--qemu-trace) [ $# -ge 2 ] || die "--qemu-trace needs EVENTS"; traces+=("$2"); shift 2 ;;
+	-h | --help) usage 0 ;;
+	--) shift; break ;;
+	-*) die "unknown option '$1' (see --help)" ;;
+	*) break ;;
+	esac
+done
+[ $# -gt 0 ] || die "no command to run in the guest (see --help)"
+for v in smp mem hugepages timeout_s; do
+	case ${!v} in '' | *[!0-9]*) die "--${v%_s} must be a number, not '${!v}'" ;; esac
+done
+[ "$smp" -ge 1 ] || die "--smp must be at least 1, not '$smp'"
+[ "$mem" -ge 512 ] || die "--mem must be at least 512 (MB), not '$mem'"
+[ "${#nics[@]}" -le 6 ] || die "at most 6 NICs (PCI slots 3..8), not ${#nics[@]}"
+
+# What the lab needs comes from apt, through the project's installer.
+have_kernel() { [ -n "$kernel" ] || ls /boot/vmlinuz-6.1.*-amd64 >/dev/null 2>&1; }
+if ! command -v qemu-system-x86_64 >/dev/null || [ ! -x /usr/lib/qemu/virtiofsd ] ||
+	! command -v busybox >/dev/null || ! have_kernel; then
+	"$top/scripts/install-deps.sh" >&2 || true
+fi
+if ! command -v qemu-system-x86_64 >/dev/null || [ ! -x /usr/lib/qemu/virtiofsd ]; then
+	say "qemu-system-x86_64 or virtiofsd missing and not installable here"
+	exit 77
+fi
+if [ -z "$kernel" ]; then
+	kernel=$(ls -v /boot/vmlinuz-6.1.*-amd64 2>/dev/null | tail -n 1) || true
+	[ -n "$kernel" ] || { say "no Debian 6.1 kernel in /boot (linux-image-cloud-amd64)"; exit 77; }
+fi
+[ -r "$kernel" ] || die "--kernel: cannot read '$kernel'"
+[ "$(id -u)" -eq 0 ] || { say "the guest lab runs as root (virtiofsd, vfio in the guest)"; exit 77; }
+
+# The release, from the bzImage's setup header (boot protocol 2.00+:
+# "HdrS" at 0x202, the version string's offset - 0x200 at 0x20e).
+[ "$(dd if="$kernel" bs=1 skip=514 count=4 2>/dev/null)" = HdrS ] ||
+	die "--kernel: '$kernel' is not a Linux bzImage"
+ver_off=$(od -An -tu2 -j526 -N2 "$kernel" | tr -d ' ')
+release=$(dd if="$kernel" bs=1 skip=$((ver_off + 512)) count=256 2>/dev/null |
+	tr '\0' '\n' | head -n 1 | cut -d' ' -f1)
+[ -n "$release" ] || die "--kernel: no version string in '$kernel'"
+
+cache=${GUEST_CACHE:-/var/cache/libsirq-guest}
+mkdir -p "$cache"
+run=$(mktemp -d /tmp/guest.XXXXXX)
+own_out=0
+if [ -z "$out" ]; then
+	out=$run/out
+	own_out=1
+fi
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
+# The guest mounts tmpfs on /tmp and /run: the project's tree and the
+# working directory there are shared again, read-only, at their paths.
+hidden=()
+for d in "$top" "$PWD"; do
+	case $d/ in
+	/tmp/* | /run/*)
+		case " ${hidden[*]-} " in *" $d "*) continue ;; esac
+		case $d/ in "$top"/*) [ "$d" = "$top" ] || continue ;; esac
+		case $out/ in "$d"/*) continue ;; esac
+		hidden+=("$d") ;;
+	esac
+done
+for d in "$out" "$top" ${hidden[@]+"${hidden[@]}"}; do
+	case $d in *[!A-Za-z0-9_./+-]*) die "'$d' has characters the guest's init cannot pass on" ;; esac
+done
+[ -n "$console" ] || { [ "$own_out" -eq 1 ] && console=$run/console.log || console=$out/console.log; }
+
+pids=()
+cleanup() {
+	for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+	wait 2>/dev/null || true
+	rm -rf "$run"
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+# The initramfs: busybox, the modules that reach a virtiofs root, and an
+# init that mounts it and hands over to scripts/guest-init.sh. Cached per
+# kernel release and per version of this script.
+initrd=$cache/initrd-$release-$(cksum <"$0" | cut -d' ' -f1).cpio.gz
+if [ ! -s "$initrd" ]; then
+	command -v busybox >/dev/null && busybox --list | grep -x insmod >/dev/null ||
+		{ say "busybox (static) missing: scripts/install-deps.sh installs busybox-static"; exit 77; }
+	say "building the initramfs for $release ($initrd)"
+	rm -f "$cache/initrd-$release-"*
+	ir=$run/initramfs
+	mkdir -p "$ir"/{bin,dev,proc,sys,newroot,lib/modules}
+	cp "$(command -v busybox)" "$ir/bin/busybox"
+	# The modules in the order modprobe would load them; none when the
+	# kernel has virtio-pci and virtiofs built in (a kernel of our own).
+	mods=()
+	if [ -d "/lib/modules/$release" ]; then
+		while read -r f; do
+			m=$(basename "$f")
+			m=${m%%.ko*}
+			case " ${mods[*]-} " in *" $m "*) continue ;; esac
+			case $f in
+			*.xz) xz -dc "$f" >"$ir/lib/modules/$m.ko" ;;
+			*.zst) zstd -qdc "$f" >"$ir/lib/modules/$m.ko" ;;
+			*) cp "$f" "$ir/lib/modules/$m.ko" ;;
+			esac
+			mods+=("$m")
+		done < <(modprobe -S "$release" -a --show-depends virtio_pci virtiofs 2>/dev/null |
+			awk '$1 == "insmod" { print $2 }')
+	fi
+	cat >"$ir/init" <<EOF
+#!/bin/busybox sh
+/bin/busybox --install -s /bin
+export PATH=/bin
+fail() { echo "guest: \$*"; echo o >/proc/sysrq-trigger; sleep 5; }
+mount -t proc proc /proc
+mount -t sysfs sys /sys
+mount -t devtmpfs dev /dev
+echo "guest: init"
+case " \$(cat /proc/cmdline) " in *" guest_probe=1 "*) reboot -f ;; esac
+for m in ${mods[*]-}; do insmod /lib/modules/\$m.ko || echo "guest: insmod \$m failed"; done
+mount -t virtiofs -o ro root /newroot || fail "cannot mount the host's root over virtiofs"
+r=/newroot
+mount -t proc proc \$r/proc
+mount -t sysfs sys \$r/sys
+mount -t devtmpfs dev \$r/dev
+mount -t tmpfs -o mode=1777 tmp \$r/tmp
+mount -t tmpfs -o mode=755 run \$r/run
+mkdir -p \$r/dev/shm \$r/dev/pts \$r/dev/hugepages
+mount -t tmpfs -o mode=1777 shm \$r/dev/shm
+mount -t devpts devpts \$r/dev/pts
+mount -t tracefs tracefs \$r/sys/kernel/tracing 2>/dev/null
+mount -t debugfs debugfs \$r/sys/kernel/debug 2>/dev/null
+# The writable share, at the path it has on the host (made in a tmpfs
+# when that path is under /tmp or /run, which the mounts above hide).
+ctl=\$(tr ' ' '\\n' </proc/cmdline | sed -n 's/^guest_ctl=//p')
+mkdir -p /share
+mount -t virtiofs out /share || fail "no 'out' share"
+[ -n "\$ctl" ] && [ -f "/share/\$ctl/env" ] || fail "no control directory '\$ctl' in the share"
+out=\$(sed -n 's/^GUEST_OUT=//p' "/share/\$ctl/env")
+top=\$(sed -n 's/^GUEST_TOP=//p' "/share/\$ctl/env")
+umount /share
+mkdir -p "\$r\$out" 2>/dev/null
+mount -t virtiofs out "\$r\$out" || fail "cannot mount the share at \$out"
+# Host directories the tmpfs mounts hide (a tree under /tmp), read-only.
+i=0
+for d in \$(sed -n 's/^GUEST_HIDDEN=//p' "\$r\$out/\$ctl/env"); do
+	mkdir -p "\$r\$d"
+	mount -t virtiofs -o ro "hidden\$i" "\$r\$d" || fail "cannot mount \$d"
+	i=\$((i + 1))
+done
+exec chroot /newroot /bin/bash "\$top/scripts/guest-init.sh" "\$out/\$ctl"
+EOF
+	chmod +x "$ir/init"
+	(cd "$ir" && find . | busybox cpio -o -H newc 2>/dev/null | gzip -1) >"$initrd.tmp"
+	mv "$initrd.tmp" "$initrd"
+fi
+
+# What the guest runs, and where it answers: the control directory is the
+# writable share's .guest/ (one per run).
+ctl=$out/.guest.$$
+mkdir -p "$ctl"
+{
+	printf 'cd %q 2>/dev/null || cd /\n' "$PWD"
+	printf '%q ' "$@"
+	printf '\n'
+} >"$ctl/cmd"
+{
+	printf 'GUEST_OUT=%s\n' "$out"
+	printf 'GUEST_TOP=%s\n' "$top"
+	printf 'GUEST_HIDDEN=%s\n' "${hidden[*]-}"
+	printf 'GUEST_CTL=%q\n' "$ctl"
+	printf 'GUEST_BIND=%q\n' "$bind"
+	printf 'GUEST_HUGEPAGES=%q\n' "$hugepages"
+	bdfs=()
+	for i in "${!nics[@]}"; do bdfs+=("0000:00:0$((3 + i)).0"); done
+	printf 'GUEST_NICS=%q\n' "${bdfs[*]-}"
+} >"$ctl/env"
+
+# KVM or TCG. /dev/kvm may open and create a VM whose guest then hangs
+# right after the BIOS (seen on this kind of machine), so a probe boot
+# decides once, and its verdict is cached.
+accel=${GUEST_ACCEL:-auto}
+qver=$(qemu-system-x86_64 --version | head -n 1 | tr -cd '[:alnum:]._')
+probe=$cache/kvm-probe-$qver-$release
+if [ "$accel" = auto ]; then
+	if [ ! -c /dev/kvm ] || ! { exec 9<>/dev/kvm; } 2>/dev/null; then
+		accel=tcg why="no usable /dev/kvm"
+	elif [ -f "$probe" ]; then
+		accel=$(cut -d' ' -f1 "$probe") why="cached probe: $(cut -d' ' -f2- "$probe")"
+	else
+		say "probing KVM: one boot to the initramfs (verdict cached in $probe)"
+		(timeout 30 qemu-system-x86_64 -nodefaults -display none -no-reboot \
+			-machine q35 -m 512 -accel kvm -cpu host -kernel "$kernel" \
+			-initrd "$initrd" -append "console=ttyS0 guest_probe=1" \
+			-serial "file:$run/probe.log" </dev/null >/dev/null 2>&1 || true) 2>/dev/null
+		if grep -q '^guest: init' "$run/probe.log" 2>/dev/null; then
+			verdict="kvm a KVM guest reached its init"
+		else
+			verdict="tcg a KVM guest did not reach its init within 30 s"
+		fi
+		echo "$verdict" >"$probe"
+		accel=${verdict%% *} why="probe: ${verdict#* }"
+	fi
+	exec 9>&-
+fi
+case $accel in
+kvm) accel_args=(-accel kvm -cpu host) ;;
+tcg) accel_args=(-accel tcg,thread=multi -cpu max) ;;
+*) die "GUEST_ACCEL must be kvm, tcg or auto, not '$accel'" ;;
+esac
+
+# virtiofsd: the host's root (the guest mounts it read-only) and OUT.
+tags=()
+start_fs() {	# tag dir
+	tags+=("$1")
+	/usr/lib/qemu/virtiofsd --socket-path="$run/$1.sock" -o source="$2" \
+		-o cache=auto -o sandbox=chroot >"$run/$1.log" 2>&1 &
+	pids+=($!)
+}
+start_fs root /
+start_fs out "$out"
+for i in "${!hidden[@]}"; do start_fs "hidden$i" "${hidden[$i]}"; done
+for _ in $(seq 100); do
+	ready=1
+	for t in "${tags[@]}"; do [ -S "$run/$t.sock" ] || ready=0; done
+	[ "$ready" = 1 ] && break
+	sleep 0.05
+done
+
+qemu=(qemu-system-x86_64 -nodefaults -display none -no-reboot
+	-machine q35,kernel-irqchip=split -m "$mem" -smp "$smp"
+	-object memory-backend-memfd,id=mem,size="${mem}M",share=on -numa node,memdev=mem
+	-device intel-iommu,intremap=on,caching-mode=on
+	-kernel "$kernel" -initrd "$initrd"
+	-chardev socket,id=fsroot,path="$run/root.sock"
+	-device vhost-user-fs-pci,chardev=fsroot,tag=root,bus=pcie.0,addr=0x10
+	-chardev socket,id=fsout,path="$run/out.sock"
+	-device vhost-user-fs-pci,chardev=fsout,tag=out,bus=pcie.0,addr=0x11
+	-serial "file:$console"
+	-chardev "file,id=cmdout,path=$run/cmd.out" -serial chardev:cmdout)
+for i in "${!hidden[@]}"; do
+	qemu+=(-chardev "socket,id=fshidden$i,path=$run/hidden$i.sock"
+		-device "vhost-user-fs-pci,chardev=fshidden$i,tag=hidden$i,bus=pcie.0,addr=0x$((18 + i))")
+done
+[ -n "$monitor" ] && qemu+=(-monitor "unix:$monitor,server=on,wait=off")
+for t in "${traces[@]}"; do qemu+=(-trace "enable=$t"); done
+[ ${#traces[@]} -eq 0 ] || qemu+=(-D "$out/qemu-trace.log")
+
+for i in "${!nics[@]}"; do
+	spec=${nics[$i]}
+	model=${spec%%,*}
+	rest=${spec#"$model"}
+	rest=${rest#,}
+	backend="" queues=1
+	IFS=, read -r -a kv <<<"$rest"
+	for o in "${kv[@]}"; do
+		case $o in
+		udp=*:*)
+			a=${o#udp=}
+			backend="socket,udp=127.0.0.1:${a%%:*},localaddr=127.0.0.1:${a#*:}" ;;
+		tap=*) backend="tap,ifname=${o#tap=},script=no,downscript=no,vhost=off" ;;
+		queues=*) queues=${o#queues=} ;;
+		*) die "--nic '$spec': unknown option '$o'" ;;
+		esac
+	done
+	[ -n "$backend" ] || die "--nic '$spec': needs udp=A:B or tap=NAME"
+	case $queues in '' | *[!0-9]* | 0) die "--nic '$spec': queues must be a number >= 1, not '$queues'" ;; esac
+	if [ "$queues" -gt 1 ]; then
+		case $backend in
+		tap,*) backend+=",queues=$queues" ;;
+		*) die "--nic '$spec': several queues need a tap backend" ;;
+		esac
+	fi
+	dev_addr="bus=pcie.0,addr=0x$((3 + i))"
+	case $model in
+	e1000e) dev="e1000e,netdev=nic$i,$dev_addr" ;;
+	# Modern only and through the vIOMMU: without iommu_platform the
+	# device's DMA bypasses the IOMMU and DPDK's port start hangs.
+	virtio)
+		dev="virtio-net-pci,netdev=nic$i,$dev_addr,disable-legacy=on,iommu_platform=on,ats=on"
+		# RSS in QEMU itself (eBPF steering needs what a guest lab
+		# should not ask for): the guest's PMD spreads flows by hash.
+		[ "$queues" -gt 1 ] && dev+=",mq=on,rss=on,vectors=$((2 * queues + 2))"
+		;;
+	vmxnet3) dev="vmxnet3,netdev=nic$i,$dev_addr" ;;
+	*) die "--nic '$spec': unknown model '$model' (e1000e, virtio, vmxnet3)" ;;
+	esac
+	qemu+=(-netdev "$backend,id=nic$i" -device "$dev,mac=52:54:00:12:34:$(printf %02x $((0x56 + i)))")
+done
+
+# init_on_alloc=0: Debian zeroes every page it allocates, which under TCG
+# takes seconds for the hugepages; hugepages=N reserves them at boot.
+cmdline="console=ttyS0 intel_iommu=on iommu=pt panic=-1 quiet init_on_alloc=0"
+cmdline+=" hugepages=$hugepages guest_ctl=${ctl##*/} $append"
+
+say "kernel $release, $accel${why:+ ($why)}, $smp CPUs, $mem MB, ${#nics[@]} NICs"
+
+: >"$run/cmd.out"
+timeout --foreground -k 5 "$timeout_s" "${qemu[@]}" "${accel_args[@]}" -append "$cmdline" \
+	</dev/null >"$run/qemu.log" 2>&1 &
+qpid=$!
+pids+=("$qpid")
+# CMD's output, as the guest writes it to its second serial port.
+tail -n +1 -F --pid="$qpid" "$run/cmd.out" 2>/dev/null &
+tpid=$!
+qrc=0
+wait "$qpid" || qrc=$?
+wait "$tpid" 2>/dev/null || true
+
+if [ -f "$ctl/rc" ]; then
+	rc=$(cat "$ctl/rc")
+elif [ "$qrc" -eq 124 ]; then
+	say "timed out after $timeout_s s"
+	rc=124
+else
+	say "the guest did not run the command (qemu exit $qrc); its console:"
+	tail -n 30 "$console" >&2 || true
+	tail -n 5 "$run/qemu.log" >&2 || true
+	rc=125
+fi
+rm -rf "$ctl"
+exit "$rc"
