@@ -23,6 +23,12 @@ PKGS=(
 	iproute2
 	# reads the sirq.* CTF trace back (tests/l2fwd/test_trace.c)
 	babeltrace2
+	# the guest lab (scripts/guest.sh, tests/guest): QEMU with virtiofsd,
+	# Debian's 6.1 kernel for the guest (only its image and modules are
+	# used: the host keeps booting its own), busybox for the initramfs
+	qemu-system-x86
+	linux-image-cloud-amd64
+	busybox-static
 	# Debian packages (scripts/deb.sh, tests/deb)
 	dpkg-dev
 	debhelper
