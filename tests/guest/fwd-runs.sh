@@ -1,0 +1,49 @@
+#!/bin/bash
+# In a guest of scripts/guest.sh: run l2fwd-sirq once per run-N.args file
+# in DIR (its arguments, one per line), in order, each while the host's
+# tests/guest/test_guest.py sends it traffic. The two sides meet through
+# files in DIR, which the host sees:
+#   run-N.ready   "up": l2fwd-sirq is forwarding, "dead": it exited or
+#                 never said so (this side)
+#   run-N.done    the host has its books; stop with SIGINT (host side)
+#   run-N.json    l2fwd-sirq's report, run-N.log its output, run-N.rc its
+#                 exit status (this side)
+# Exits 0 when every run exited 0.
+#
+#   fwd-runs.sh DIR L2FWD_SIRQ
+set -u
+dir=$1 l2fwd=$2
+wait_s=${FWD_RUN_WAIT_S:-600}
+
+# The host polls for these files: each appears whole, or not at all.
+put() { echo "$2" >"$1.tmp" && mv "$1.tmp" "$1"; }
+
+rc_all=0
+n=1
+while [ -f "$dir/run-$n.args" ]; do
+	mapfile -t argv <"$dir/run-$n.args"
+	echo "fwd-runs: run $n: l2fwd-sirq ${argv[*]}"
+	"$l2fwd" "${argv[@]}" --report "$dir/run-$n.json" >"$dir/run-$n.log" 2>&1 &
+	pid=$!
+	# Up when every lcore said what it forwards; dead is an answer too.
+	state=dead
+	for _ in $(seq $((wait_s * 10))); do
+		grep -q ' forwards ' "$dir/run-$n.log" 2>/dev/null && { state=up; break; }
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.1
+	done
+	put "$dir/run-$n.ready" "$state"
+	for _ in $(seq $((wait_s * 10))); do
+		[ -f "$dir/run-$n.done" ] && break
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.1
+	done
+	kill -INT "$pid" 2>/dev/null
+	rc=0
+	wait "$pid" || rc=$?
+	put "$dir/run-$n.rc" "$rc"
+	echo "fwd-runs: run $n: exit $rc"
+	[ "$rc" -eq 0 ] || rc_all=1
+	n=$((n + 1))
+done
+exit "$rc_all"

@@ -1,0 +1,455 @@
+#!/usr/bin/env python3
+"""l2fwd-sirq on a PCI NIC model, in a guest of scripts/guest.sh.
+
+Boots one guest with the NICs of one model bound to vfio-pci, runs
+l2fwd-sirq in it once per policy and mode (tests/guest/fwd-runs.sh), and
+for each run sends well-formed frames from this machine through the
+NICs' backends (tests/guest/nicpeer.py), in bursts with quiet gaps. Each
+run passes when:
+  - every frame came back, byte for byte but the MACs l2fwd rewrites, and
+    none only after the next burst was sent (a frame left in a ring after
+    its queue's interrupt was re-armed waits for the next packet);
+  - the books balance: what entered each NIC (less what its backend
+    dropped before the ring) is what l2fwd-sirq received there; what it
+    received is what it sent on the paired port plus its link-down drops;
+    what it sent is what came back; no mbuf is left out of its pool;
+  - the path counters of the report hold (--expect, --expect-irq): the
+    Rx "interrupt" the PMD offers, Rx interrupts, TX completion.
+--link-flap pulls the cable of the last port mid-traffic (QEMU's
+set_link off, then on) and asks for link-down drops and a resumed flow.
+
+Exit 0 when every run passes, 1 when one fails, 77 (skip) when the guest
+lab cannot run here (not root, no QEMU or kernel).
+"""
+
+import argparse
+import json
+import os
+import re
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+TOP = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, HERE)
+import nicpeer  # noqa: E402
+
+POLICIES = ["mainline", "ksoftirqd", "kicinski", "deferred"]
+SKIP = 77
+
+
+def log(msg):
+    print("test_guest: " + msg, flush=True)
+
+
+def free_udp_ports(n):
+    """N distinct free UDP ports on 127.0.0.1 (free when asked)."""
+    socks, ports = [], []
+    for _ in range(n):
+        s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        s.bind(("127.0.0.1", 0))
+        socks.append(s)
+        ports.append(s.getsockname()[1])
+    for s in socks:
+        s.close()
+    return ports
+
+
+def udp_drops(port):
+    """Datagrams the kernel dropped on the UDP socket bound to PORT:
+    frames for the guest that QEMU's backend never read."""
+    want = ":%04X" % port
+    with open("/proc/net/udp") as f:
+        for line in f.readlines()[1:]:
+            fields = line.split()
+            if fields[1].endswith(want):
+                return int(fields[-1])
+    return 0
+
+
+def tap_drops(name):
+    try:
+        with open("/sys/class/net/%s/statistics/tx_dropped" % name) as f:
+            return int(f.read())
+    except OSError:
+        return 0
+
+
+class Expect:
+    """COUNTER=N, COUNTER>N or COUNTER=all (the number of Rx queues),
+    summed over the report's lcores (config or counters)."""
+
+    RE = re.compile(r"^(\w+)(=|>|>=)(\w+)$")
+
+    def __init__(self, spec):
+        m = self.RE.match(spec)
+        if not m:
+            raise argparse.ArgumentTypeError("--expect %r: NAME=N, NAME>N or NAME=all" % spec)
+        self.name, self.op, self.value = m.groups()
+
+    def check(self, report):
+        total, found = 0, False
+        for lc in report["sirq"]["lcores"]:
+            for part in ("config", "counters"):
+                if self.name in lc[part]:
+                    total += lc[part][self.name]
+                    found = True
+        if not found:
+            return "%s: not in the report" % self.name
+        if self.value == "all":
+            want = sum(lc["config"]["rx_queues"] for lc in report["sirq"]["lcores"])
+        else:
+            want = int(self.value)
+        ok = {"=": total == want, ">": total > want, ">=": total >= want}[self.op]
+        return None if ok else "%s is %d, want %s %d" % (self.name, total, self.op, want)
+
+    def __str__(self):
+        return self.name + self.op + self.value
+
+
+class Monitor:
+    """QEMU's human monitor on a unix socket."""
+
+    def __init__(self, path):
+        self.path = path
+
+    def cmd(self, line):
+        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        s.connect(self.path)
+        s.settimeout(5)
+        s.sendall(line.encode() + b"\n")
+        time.sleep(0.3)
+        s.close()
+
+
+class Case:
+    def __init__(self, a):
+        self.a = a
+        self.nics = a.nics
+        self.tap = a.queues > 1 or a.tap
+        self.dir = tempfile.mkdtemp(prefix="guest-%s-" % a.model, dir=a.workdir)
+        self.case = os.path.join(self.dir, "case")
+        os.makedirs(self.case)
+        self.results = []
+        if self.tap:
+            self.taps = ["sq%d_%d" % (os.getpid() % 10000, i) for i in range(self.nics)]
+            self.specs = ["tap=" + t for t in self.taps]
+        else:
+            ports = free_udp_ports(2 * self.nics)
+            # QEMU sends to A (we listen there) and listens on B.
+            self.udp = [(ports[2 * i], ports[2 * i + 1]) for i in range(self.nics)]
+            self.specs = ["udp=%d:%d" % p for p in self.udp]
+        self.bdfs = ["0000:00:%02x.0" % (3 + i) for i in range(self.nics)]
+        self.macs = [nicpeer.mac_bytes("52:54:00:12:34:%02x" % (0x56 + i))
+                     for i in range(self.nics)]
+
+    # --- the guest ---------------------------------------------------
+    def runs(self):
+        for mode in self.a.modes:
+            for policy in self.a.policies:
+                yield policy, mode
+
+    def write_runs(self):
+        lcores = ",".join(str(i) for i in range(self.a.lcores))
+        for n, (policy, mode) in enumerate(self.runs(), 1):
+            argv = ["-l", lcores, "--file-prefix", "g%d" % n, "--log-level", "lib.eal:notice"]
+            for b in self.bdfs:
+                argv += ["-a", b]
+            argv += self.a.eal
+            argv += ["--", "-p", "0x%x" % ((1 << self.nics) - 1), "-T", "0",
+                     "--policy", policy, "--mode", mode]
+            if self.a.queues > 1:
+                argv += ["--rxq", str(self.a.queues)]
+            argv += self.a.app
+            with open(os.path.join(self.case, "run-%d.args" % n), "w") as f:
+                f.write("\n".join(argv) + "\n")
+
+    def make_taps(self):
+        for t in self.taps:
+            subprocess.run(["ip", "tuntap", "add", "dev", t, "mode", "tap"] +
+                           (["multi_queue"] if self.a.queues > 1 else []), check=True)
+            # Nothing of this machine's own (IPv6 solicitations) into the guest.
+            with open("/proc/sys/net/ipv6/conf/%s/disable_ipv6" % t, "w") as f:
+                f.write("1")
+            subprocess.run(["ip", "link", "set", t, "up"], check=True)
+
+    def del_taps(self):
+        for t in getattr(self, "taps", []):
+            subprocess.run(["ip", "link", "del", t], stderr=subprocess.DEVNULL)
+
+    def start_guest(self):
+        nic_args = []
+        for s in self.specs:
+            spec = "%s,%s" % (self.a.model, s)
+            if self.a.queues > 1:
+                spec += ",queues=%d" % self.a.queues
+            nic_args += ["--nic", spec]
+        self.mon = os.path.join(self.dir, "mon.sock")
+        cmd = [os.path.join(TOP, "scripts", "guest.sh"), "--out", self.dir,
+               "--monitor", self.mon, "--smp", str(self.a.smp),
+               "--timeout", str(self.a.timeout)] + nic_args
+        for t in self.a.qemu_trace:
+            cmd += ["--qemu-trace", t]
+        cmd += ["--", "bash", os.path.join(HERE, "fwd-runs.sh"), self.case, self.a.l2fwd]
+        log("guest: " + " ".join(cmd))
+        self.guest_log = open(os.path.join(self.dir, "guest.log"), "w")
+        self.guest = subprocess.Popen(cmd, stdout=self.guest_log, stderr=subprocess.STDOUT)
+
+    def wait_file(self, path, timeout):
+        end = time.monotonic() + timeout
+        while time.monotonic() < end:
+            if os.path.exists(path):
+                return True
+            if self.guest.poll() is not None:
+                return os.path.exists(path)
+            time.sleep(0.1)
+        return False
+
+    # --- one run -----------------------------------------------------
+    def drops(self):
+        if self.tap:
+            return [tap_drops(t) for t in self.taps]
+        return [udp_drops(b) for _a, b in self.udp]
+
+    def traffic(self, peer):
+        a = self.a
+        if not peer.warm_up(timeout_s=a.warmup_s):
+            return "no frame came back within %d s" % a.warmup_s
+        flows = 4096 if a.queues > 1 else None
+        if a.link_flap:
+            half = a.bursts // 2
+            peer.send_bursts(half, a.burst, a.gap_ms / 1e3, flows=flows)
+            # The last port's cable: frames to it are dropped (link down),
+            # and the flow resumes when it is back.
+            last = "nic%d" % (self.nics - 1)
+            mon = Monitor(self.mon)
+            mon.cmd("set_link %s off" % last)
+            time.sleep(a.flap_s)
+            # Into the ports whose frames leave through the pulled one.
+            into = [i for i, o in peer.pairs.items() if o == self.nics - 1]
+            peer.send_bursts(2, a.burst, a.gap_ms / 1e3, ports=into, flows=flows,
+                             kind=nicpeer.LINKDOWN)
+            time.sleep(a.flap_s)
+            mon.cmd("set_link %s on" % last)
+            # Until the peer sees the path again.
+            if not peer.warm_up(timeout_s=a.warmup_s):
+                return "no frame came back after the link returned"
+            peer.send_bursts(a.bursts - half, a.burst, a.gap_ms / 1e3, flows=flows)
+        else:
+            peer.send_bursts(a.bursts, a.burst, a.gap_ms / 1e3, flows=flows)
+        peer.wait_quiet(a.quiet_s, 120)
+        return None
+
+    def check(self, n, policy, mode, books, report, rc, drops):
+        fails = []
+        if rc != 0:
+            fails.append("l2fwd-sirq exit %s" % rc)
+        if books["corrupt"]:
+            fails.append("%d frames differ, e.g. %s" % (len(books["corrupt"]), books["corrupt"][0]))
+        if books["duplicates"]:
+            fails.append("%d duplicates" % books["duplicates"])
+        lost = [m for m in books["missing"] if m["kind"] == "data"]
+        if len(lost) > sum(drops):
+            fails.append("%d data frames never came back (%d dropped by the backends), e.g. %s"
+                         % (len(lost), sum(drops), lost[:3]))
+        if books["late"]:
+            fails.append("%d frames came back only after the next burst (waited in a ring), e.g. %s"
+                         % (len(books["late"]), books["late"][:3]))
+        if report is None:
+            fails.append("no report")
+            return fails
+        if report.get("mbufs_in_use", 0) != 0:
+            fails.append("%d mbufs out of the pool at exit" % report["mbufs_in_use"])
+        ports = {p["port"]: p for p in report["ports"]}
+        for bp in books["ports"]:
+            i = bp["port"]
+            out = i ^ 1
+            rp, ro = ports[i], ports[out]
+            into = bp["into_guest"]
+            if rp["rx"] != into - drops[i]:
+                fails.append("port %d: l2fwd rx %d, but %d entered the NIC (%d sent, %d dropped by the backend)"
+                             % (i, rp["rx"], into - drops[i], into, drops[i]))
+            if rp["runts"]:
+                fails.append("port %d: %d runts" % (i, rp["runts"]))
+        for bp in books["ports"]:
+            i = bp["port"]
+            src = ports[i ^ 1]
+            rp = ports[i]
+            if src["rx"] != rp["tx"] + rp["link_down_drops"]:
+                fails.append("port %d: rx %d on port %d, but tx %d + link-down drops %d here"
+                             % (i, src["rx"], i ^ 1, rp["tx"], rp["link_down_drops"]))
+            if rp["tx"] != bp["out_of_guest"]:
+                fails.append("port %d: l2fwd tx %d, %d came out of the NIC" % (i, rp["tx"], bp["out_of_guest"]))
+        expects = list(self.a.expect) + (list(self.a.expect_irq) if mode == "irq" else [])
+        if self.a.link_flap:
+            expects.append(Expect("link_down_drops>0"))
+        for e in expects:
+            if e.name == "link_down_drops":
+                total = sum(p["link_down_drops"] for p in report["ports"])
+                if total <= 0:
+                    fails.append("no link-down drops while the cable was out")
+                continue
+            why = e.check(report)
+            if why:
+                fails.append(why)
+        if self.a.lcores > 1:
+            for lc in report["lcores"]:
+                if lc["rx_packets"] == 0:
+                    fails.append("lcore %d received nothing (RSS)" % lc["lcore"])
+        return fails
+
+    def run_one(self, n, policy, mode):
+        ready = os.path.join(self.case, "run-%d.ready" % n)
+        runlog = os.path.join(self.case, "run-%d.log" % n)
+        if not self.wait_file(ready, self.a.start_s) or open(ready).read().strip() != "up":
+            tail = open(runlog).read()[-2000:] if os.path.exists(runlog) else ""
+            open(os.path.join(self.case, "run-%d.done" % n), "w").close()
+            fails = ["l2fwd-sirq did not start; its output ends:\n" + tail]
+            self.results.append({"run": n, "policy": policy, "mode": mode, "fails": fails,
+                                 "books": None, "drops": None, "report": None})
+            return fails
+        before = self.drops()
+        peer = nicpeer.Peer(self.specs, {i: i ^ 1 for i in range(self.nics)}, self.macs,
+                            seed=n, burst_max=self.a.burst)
+        try:
+            why = self.traffic(peer)
+            books = peer.books()
+        finally:
+            peer.close()
+        drops = [x - y for x, y in zip(self.drops(), before)]
+        open(os.path.join(self.case, "run-%d.done" % n), "w").close()
+        rc_path = os.path.join(self.case, "run-%d.rc" % n)
+        self.wait_file(rc_path, 120)
+        try:
+            rc = int(open(rc_path).read())
+        except (OSError, ValueError):
+            rc = None
+        try:
+            report = json.load(open(os.path.join(self.case, "run-%d.json" % n)))
+        except (OSError, ValueError):
+            report = None
+        with open(os.path.join(self.dir, "books-%d.json" % n), "w") as f:
+            json.dump({"policy": policy, "mode": mode, "books": books, "drops": drops}, f, indent=1)
+        fails = [why] if why else []
+        fails += self.check(n, policy, mode, books, report, rc, drops)
+        self.results.append({"run": n, "policy": policy, "mode": mode, "fails": fails,
+                             "books": books, "drops": drops, "report": report})
+        return fails
+
+    def counters_line(self, r):
+        rep = r["report"]
+        if rep is None:
+            return ""
+        tot = {}
+        for lc in rep["sirq"]["lcores"]:
+            for part in ("config", "counters"):
+                for k in ("rx_queues_desc_status", "rx_queues_count", "rx_queues_monitor", "rx_queues_intr", "rx_intr_rearms", "rx_intr_rearm_work",
+                          "tx_queues_done_cleanup", "rx_sched_desc", "rx_sched_count", "rx_sched_monitor",
+                          "rx_sched_fetch", "irq_rx_events", "tx_done_cleanup_calls",
+                          "tx_completions"):
+                    if k in lc[part]:
+                        tot[k] = tot.get(k, 0) + lc[part][k]
+        ports = " ".join("p%d rx %d tx %d ldd %d" % (p["port"], p["rx"], p["tx"], p["link_down_drops"])
+                         for p in rep["ports"])
+        return ports + " | " + " ".join("%s %d" % kv for kv in tot.items())
+
+    def run(self):
+        self.write_runs()
+        if self.tap:
+            self.make_taps()
+        try:
+            self.start_guest()
+            failed = 0
+            for n, (policy, mode) in enumerate(self.runs(), 1):
+                t0 = time.monotonic()
+                fails = self.run_one(n, policy, mode)
+                r = self.results[-1]
+                b = r["books"]
+                sent = sum(p["sent"]["data"] for p in b["ports"]) if b else 0
+                log("%-10s %-4s %s in %.0f s: %d data frames, %s" % (
+                    policy, mode, "FAIL" if fails else "ok", time.monotonic() - t0, sent,
+                    self.counters_line(r)))
+                for f in fails:
+                    log("    " + f)
+                failed += bool(fails)
+                if self.guest.poll() is not None:
+                    break
+            rc = self.guest.wait(timeout=300)
+        finally:
+            if self.guest.poll() is None:
+                self.guest.kill()
+            self.guest_log.close()
+            self.del_taps()
+        glog = open(os.path.join(self.dir, "guest.log")).read()
+        if rc == SKIP and not self.results:
+            log("skip: " + glog.strip().splitlines()[-1] if glog.strip() else "skip")
+            return SKIP
+        if rc != 0 or len(self.results) != len(list(self.runs())):
+            log("the guest exited %d after %d of %d runs; its log:" % (rc, len(self.results), len(list(self.runs()))))
+            print(glog[-3000:])
+            failed += 1
+        if self.a.json:
+            with open(self.a.json, "w") as f:
+                json.dump({"model": self.a.model, "results": self.results}, f, indent=1)
+        return 1 if failed else 0
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--model", required=True, choices=["e1000e", "virtio", "vmxnet3"])
+    ap.add_argument("--l2fwd", default=os.environ.get("L2FWD_SIRQ", os.path.join(TOP, "build", "apps", "l2fwd-sirq", "l2fwd-sirq")))
+    ap.add_argument("--nics", type=int, default=2)
+    ap.add_argument("--queues", type=int, default=1, help="Rx queues per port (RSS; a multi-queue tap backend)")
+    ap.add_argument("--tap", action="store_true", help="tap backends even for one queue")
+    ap.add_argument("--lcores", type=int, default=1)
+    ap.add_argument("--smp", type=int, default=2)
+    ap.add_argument("--policies", default=",".join(POLICIES))
+    ap.add_argument("--modes", default="poll,irq")
+    ap.add_argument("--bursts", type=int, default=12)
+    ap.add_argument("--burst", type=int, default=24, help="largest burst per port (sizes vary 1..N)")
+    ap.add_argument("--gap-ms", type=float, default=300)
+    ap.add_argument("--quiet-s", type=float, default=3)
+    ap.add_argument("--warmup-s", type=float, default=120)
+    ap.add_argument("--start-s", type=float, default=600)
+    ap.add_argument("--timeout", type=int, default=1800)
+    ap.add_argument("--link-flap", action="store_true")
+    ap.add_argument("--flap-s", type=float, default=1.0)
+    ap.add_argument("--expect", type=Expect, action="append", default=[])
+    ap.add_argument("--expect-irq", type=Expect, action="append", default=[])
+    ap.add_argument("--eal", action="append", default=[], help="one more EAL argument")
+    ap.add_argument("--app", action="append", default=[], help="one more l2fwd-sirq argument")
+    ap.add_argument("--qemu-trace", action="append", default=[])
+    ap.add_argument("--workdir", default=None)
+    ap.add_argument("--keep", action="store_true", help="keep the case directory")
+    ap.add_argument("--json", default=None)
+    a = ap.parse_args()
+    a.policies = [p for p in a.policies.split(",") if p]
+    a.modes = [m for m in a.modes.split(",") if m]
+    for p in a.policies:
+        if p not in POLICIES:
+            ap.error("--policies: unknown policy %r (%s)" % (p, ", ".join(POLICIES)))
+    for m in a.modes:
+        if m not in ("poll", "irq"):
+            ap.error("--modes: unknown mode %r (poll, irq)" % m)
+    if os.geteuid() != 0:
+        log("skip: the guest lab runs as root")
+        return SKIP
+    if not os.access(a.l2fwd, os.X_OK):
+        ap.error("--l2fwd: %s is not an executable" % a.l2fwd)
+    case = Case(a)
+    try:
+        rc = case.run()
+    finally:
+        if a.keep or os.environ.get("GUEST_KEEP"):
+            log("kept " + case.dir)
+        else:
+            shutil.rmtree(case.dir, ignore_errors=True)
+    return rc
+
+
+if __name__ == "__main__":
+    sys.exit(main())
