@@ -28,7 +28,8 @@ exec 3>"$tty"
 
 setup() {
 	ip link set lo up
-	modprobe vfio-pci || return 1
+	# Built in, or a module (Debian's kernel).
+	[ -d /sys/bus/pci/drivers/vfio-pci ] || modprobe vfio-pci || return 1
 	# Reserved at boot (hugepages=N); this mounts hugetlbfs.
 	if [ "$GUEST_HUGEPAGES" -gt 0 ]; then
 		"$(dirname "$0")/hugepages.sh" "$GUEST_HUGEPAGES" || return 1

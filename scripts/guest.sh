@@ -253,7 +253,7 @@ mkdir -p "$ctl"
 # decides once, and its verdict is cached.
 accel=${GUEST_ACCEL:-auto}
 qver=$(qemu-system-x86_64 --version | head -n 1 | tr -cd '[:alnum:]._')
-probe=$cache/kvm-probe-$qver-$release
+probe=$cache/kvm-probe-$qver
 if [ "$accel" = auto ]; then
 	if [ ! -c /dev/kvm ] || ! { exec 9<>/dev/kvm; } 2>/dev/null; then
 		accel=tcg why="no usable /dev/kvm"
