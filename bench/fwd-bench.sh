@@ -30,6 +30,9 @@
 #   FWD_RUNS=N       rounds (default 5)
 #   FWD_SECONDS=S    seconds of forwarding per run (default 5)
 #   FWD_ONLY=REGEX   only the variants whose name matches (default all)
+#   FWD_BUILD=DIR    the build directory of l2fwd-sirq (default build)
+#   FWD_OUT=DIR      raw runs (default out/fwd-bench; emptied first)
+#   FWD_JSON=FILE    the JSON summary (default out/fwd-bench.json)
 #
 # Default: 3 setups x 8 variants x 5 rounds x 5 s, about 15 minutes on 2 cores.
 set -euo pipefail
@@ -38,11 +41,13 @@ cd "$(dirname "$0")/.."
 SETUPS=${FWD_SETUPS:-null memif null2q}
 RUNS=${FWD_RUNS:-5}
 SECONDS_PER_RUN=${FWD_SECONDS:-5}
-L2FWD=build/apps/l2fwd-sirq/l2fwd-sirq
+BUILD=${FWD_BUILD:-build}
+L2FWD=$BUILD/apps/l2fwd-sirq/l2fwd-sirq
 TESTPMD=${TESTPMD:-/usr/bin/dpdk-testpmd}
 PREFIX=fwd-bench-$$
 BENCH=fwd-bench
-OUT=out/fwd-bench
+OUT=${FWD_OUT:-out/fwd-bench}
+SUMMARY=${FWD_JSON:-out/fwd-bench.json}
 source bench/lib.sh
 NULL_VDEVS=(--vdev=net_null0 --vdev=net_null1)
 MEMIF_BURSTS=${FWD_MEMIF_BURSTS:-32}	# circulating bursts per port: a ring full, the slower side sets the rate
@@ -62,7 +67,7 @@ VARIANTS=(
 	"testpmd-io|io"
 )
 
-[ -x "$L2FWD" ] || { echo "fwd-bench: $L2FWD missing; run ninja -C build" >&2; exit 1; }
+[ -x "$L2FWD" ] || { echo "fwd-bench: $L2FWD missing; run ninja -C $BUILD" >&2; exit 1; }
 mkdir -p "$OUT"
 rm -f "$OUT"/*
 tmp=$(mktemp -d /tmp/fwd-bench.XXXXXX)
@@ -338,5 +343,5 @@ for setup in $SETUPS; do
 done
 
 echo "== results ($(($(date +%s) - start)) s in all)"
-python3 bench/fwd_bench.py "$OUT/runs.jsonl" out/fwd-bench.json
-echo "JSON: out/fwd-bench.json; reports and logs: $OUT/"
+python3 bench/fwd_bench.py "$OUT/runs.jsonl" "$SUMMARY"
+echo "JSON: $SUMMARY; reports and logs: $OUT/"
