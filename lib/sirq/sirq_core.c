@@ -159,6 +159,7 @@ apply_params(struct sirq_cpu *cpu, const struct sirq_params *p)
 	cpu->params = *p;
 	cpu->policy = sirq_policies[p->policy];
 	cpu->tick_ns = p->tick_hz ? NSEC_PER_SEC / p->tick_hz : 0;
+	cpu->max_time_span = sirq_span(cpu, p->max_time_ns);
 	memset(&cpu->pstate, 0, sizeof(cpu->pstate));
 	if (cpu->policy->reset != NULL)
 		cpu->policy->reset(cpu);
@@ -468,8 +469,14 @@ run_action(struct sirq_cpu *cpu, unsigned int vec, enum sirq_ctx ctx,
 	struct sirq_action *a = &cpu->action[vec];
 	uint64_t raised, end;
 
-	/* From here a raise stamps and sets the bit again: another run. */
-	raised = __atomic_exchange_n(&cpu->raise_ns[vec], 0, __ATOMIC_ACQ_REL);
+	/*
+	 * From here a raise stamps and sets the bit again: another run. A
+	 * load and a store, not an exchange: a raise that lands between them
+	 * finds the stamp, sets no bit, and is covered by this run, whose
+	 * handler starts after the store, as one before the load would be.
+	 */
+	raised = __atomic_load_n(&cpu->raise_ns[vec], __ATOMIC_ACQUIRE);
+	__atomic_store_n(&cpu->raise_ns[vec], 0, __ATOMIC_RELEASE);
 	if (sirq_likely(raised != 0))
 		record_latency(cpu, vec, start > raised ? start - raised : 0);
 
@@ -548,11 +555,9 @@ restart_or_exit(struct sirq_cpu *cpu, enum sirq_ctx ctx, bool time_up,
  * with the reason. Called with the execution lock held.
  */
 static enum sirq_exit
-do_softirq(struct sirq_cpu *cpu, enum sirq_ctx ctx)
+do_softirq(struct sirq_cpu *cpu, enum sirq_ctx ctx, uint64_t now)
 {
-	uint64_t now = sirq_now(cpu);
-	uint64_t end = sirq_jiffies(cpu, now) +
-		sirq_span(cpu, cpu->params.max_time_ns);
+	uint64_t start = now, end = 0;
 	unsigned int max_restart = cpu->params.max_restart;
 	enum sirq_exit why;
 	uint32_t pending;
@@ -572,6 +577,9 @@ do_softirq(struct sirq_cpu *cpu, enum sirq_ctx ctx)
 			why = SIRQ_EXIT_DRAINED;
 			break;
 		}
+		/* The limit's jiffies only once there is more to do. */
+		if (end == 0)
+			end = sirq_jiffies(cpu, start) + cpu->max_time_span;
 		why = restart_or_exit(cpu, ctx, sirq_jiffies(cpu, now) >= end,
 				      &max_restart, pending);
 		if (why != SIRQ_EXIT_DRAINED)
@@ -598,14 +606,15 @@ do_softirq(struct sirq_cpu *cpu, enum sirq_ctx ctx)
 static enum sirq_irq_exit_result
 run_or_defer(struct sirq_cpu *cpu, uint32_t pending)
 {
-	uint64_t now_j = sirq_jiffies(cpu, sirq_now(cpu));
+	uint64_t now = sirq_now(cpu);
 
-	if (cpu->policy->worker_should_handle(cpu, pending, now_j)) {
+	if (cpu->policy->worker_should_handle(cpu, pending,
+					      sirq_jiffies(cpu, now))) {
 		/* deferred: the worker may still be asleep. */
 		wakeup_worker(cpu, SIRQ_WAKE_HANDOFF);
 		return SIRQ_IRQ_EXIT_DEFERRED;
 	}
-	do_softirq(cpu, SIRQ_CTX_INLINE);
+	do_softirq(cpu, SIRQ_CTX_INLINE, now);
 	return SIRQ_IRQ_EXIT_RAN;
 }
 
@@ -750,7 +759,8 @@ sirq_worker_run(struct sirq_cpu *cpu)
 	 * at the sources that the next call would make first.
 	 */
 	if (__atomic_load_n(&cpu->pending, __ATOMIC_ACQUIRE) != 0) {
-		if (do_softirq(cpu, SIRQ_CTX_WORKER) != SIRQ_EXIT_DRAINED) {
+		if (do_softirq(cpu, SIRQ_CTX_WORKER, sirq_now(cpu)) !=
+		    SIRQ_EXIT_DRAINED) {
 			st = SIRQ_WORKER_YIELD;
 			goto out;
 		}

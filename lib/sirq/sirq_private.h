@@ -73,6 +73,7 @@ struct sirq_cpu {
 
 	const struct sirq_policy *policy;
 	uint64_t tick_ns;			/* 0 = exact time */
+	uint64_t max_time_span;			/* params.max_time_ns, in ticks */
 	struct sirq_params params;
 	struct sirq_ops ops;
 
