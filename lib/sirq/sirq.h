@@ -765,6 +765,13 @@ struct sirq_lcore_stats {
 	 * vmxnet3.
 	 */
 	uint64_t rx_sched_count;
+	/**
+	 * irq mode: sleeps until the next scheduler tick, not irq_tick_us,
+	 * because every queue of the lcore was masked (its NAPI context
+	 * scheduled) and sirqd had the work, which the policy left to it:
+	 * no queue could interrupt.
+	 */
+	uint64_t irq_masked_sleeps;
 };
 
 /** Defaults: kernel values, poll mode, worker on the lcore's CPUs. */

@@ -119,16 +119,81 @@ irq_setup(struct sirq_lcore *lc)
 }
 
 /*
- * Sleep until an Rx interrupt, a kick, the tick, or the next timer as
- * the last "hardirq" read it (none when sirqd held the lock: sirqd looks
- * at the timers itself before each pass).
+ * Every queue of the lcore is masked (its NAPI context scheduled) and the
+ * work is with sirqd, which the policy leaves it to: no queue can
+ * interrupt, and a look would find nothing to decide. A kernel whose NIC
+ * is masked while ksoftirqd polls it spends nothing in irq_exit() until
+ * the next tick either. When the policy would run the work itself
+ * (mainline, kicinski past its window), the looks go on: they are what
+ * lends a preempted sirqd the CPU (sirqd_lock_busy()).
  */
-/* Sleep until an "interrupt" or the next look; true if an fd woke it. */
 static bool
-irq_sleep(struct sirq_lcore *lc)
+irq_all_masked(struct sirq_lcore *lc)
+{
+	uint16_t nb = lc->rx.nb_napi;
+	uint64_t all = nb >= 64 ? UINT64_MAX : (UINT64_C(1) << nb) - 1;
+
+	return nb > 0 &&
+		(__atomic_load_n(&lc->rx.sd.sched, __ATOMIC_ACQUIRE) & all) == all &&
+		sirq_worker_state(lc->cpu) == SIRQ_WORKER_RUNNABLE &&
+		!sirq_inline_wanted(lc->cpu);
+}
+
+/*
+ * How long to sleep: until the next look (irq_tick_us), or, with every
+ * queue masked, until the next tick (@next_tick; 0 with tick_hz 0, where
+ * every look is a tick). sirqd wakes it sooner if it gives a queue back
+ * or goes idle (sirq_irq_worker_ran()).
+ */
+static uint64_t
+irq_sleep_ns(struct sirq_lcore *lc, uint64_t next_tick)
+{
+	uint64_t look_ns = (uint64_t)lc->conf.irq_tick_us * SIRQ_NS_PER_US;
+	uint64_t now;
+
+	if (next_tick == 0 || !irq_all_masked(lc))
+		return look_ns;
+	/* The flag, then the look again: pairs with sirq_irq_worker_ran(). */
+	__atomic_store_n(&lc->irq_masked_sleep, 1, __ATOMIC_SEQ_CST);
+	now = sirq_now_ns();
+	if (!irq_all_masked(lc) || next_tick <= now + look_ns) {
+		__atomic_store_n(&lc->irq_masked_sleep, 0, __ATOMIC_RELAXED);
+		return look_ns;
+	}
+	sirq_stat_add(&lc->stats.irq_masked_sleeps, 1);
+	return next_tick - now;
+}
+
+/*
+ * sirqd, after each of its runs, in irq mode: a dispatcher sleeping until
+ * the tick is woken once a queue is back on its "interrupt" (completed)
+ * or sirqd went idle, so that the queue is looked at every irq_tick_us
+ * again, as a re-armed NIC interrupt would fire.
+ */
+void
+sirq_irq_worker_ran(void *arg)
+{
+	struct sirq_lcore *lc = arg;
+
+	/* sirqd's run, then the flag: pairs with irq_sleep_ns(). */
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	if (__atomic_load_n(&lc->irq_masked_sleep, __ATOMIC_RELAXED) == 0 ||
+	    irq_all_masked(lc))
+		return;
+	if (__atomic_exchange_n(&lc->irq_masked_sleep, 0, __ATOMIC_RELAXED) != 0)
+		sirq_irq_kick(&lc->irq);
+}
+
+/*
+ * Sleep @sleep_ns at most: until an Rx interrupt, a kick, or the next
+ * timer as the last "hardirq" read it (none when sirqd held the lock:
+ * sirqd looks at the timers itself before each pass). True if an fd
+ * woke it.
+ */
+static bool
+irq_sleep(struct sirq_lcore *lc, uint64_t sleep_ns)
 {
 	struct epoll_event ev[IRQ_MAX_EVENTS];
-	uint64_t sleep_ns = (uint64_t)lc->conf.irq_tick_us * SIRQ_NS_PER_US;
 	struct timespec ts;
 	int i, n;
 
@@ -142,6 +207,7 @@ irq_sleep(struct sirq_lcore *lc)
 		rte_rcu_qsbr_thread_offline(lc->conf.qsbr,
 					    lc->conf.qsbr_dispatcher_id);
 	n = epoll_pwait2(lc->irq.epoll_fd, ev, IRQ_MAX_EVENTS, &ts, NULL);
+	__atomic_store_n(&lc->irq_masked_sleep, 0, __ATOMIC_RELAXED);
 	if (lc->conf.qsbr != NULL)
 		rte_rcu_qsbr_thread_online(lc->conf.qsbr,
 					   lc->conf.qsbr_dispatcher_id);
@@ -211,7 +277,7 @@ irq_loop(struct sirq_lcore *lc)
 		if (res != SIRQ_IRQ_EXIT_RAN ||
 		    sirq_worker_state(lc->cpu) == SIRQ_WORKER_RUNNABLE ||
 		    (sirq_pending(lc->cpu) == 0 && lc->timer_ticks != 0))
-			woken = irq_sleep(lc);
+			woken = irq_sleep(lc, irq_sleep_ns(lc, next_tick));
 	}
 }
 

@@ -22,5 +22,6 @@ void sirq_irq_fini(struct sirq_irq *irq);
 void sirq_irq_kick(struct sirq_irq *irq);
 void sirq_irq_wait_kick(struct sirq_irq *irq, uint64_t timeout_ns);
 int sirq_irq_run(struct sirq_lcore *lc);
+void sirq_irq_worker_ran(void *arg);
 
 #endif /* SIRQ_IRQ_H */

@@ -273,6 +273,7 @@ sirq_lcore_create(unsigned int lcore_id, const struct sirq_lcore_conf *conf)
 	lc->tx.stats = &lc->stats;
 	lc->tx.lcore_id = lcore_id;
 	lc->worker.idle = sirqd_went_idle;
+	lc->worker.ran = conf->mode == SIRQ_MODE_IRQ ? sirq_irq_worker_ran : NULL;
 	lc->worker.idle_arg = lc;
 
 	ret = rte_timer_subsystem_init();

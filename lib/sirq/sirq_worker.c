@@ -278,6 +278,8 @@ sirqd_main(void *arg)
 		enum sirq_worker_status st = sirq_worker_run(w->cpu);
 
 		give_back_priority(w);
+		if (w->ran != NULL)
+			w->ran(w->idle_arg);
 		switch (st) {
 		case SIRQ_WORKER_SLEEP:
 			w->idle(w->idle_arg);

@@ -48,6 +48,8 @@ struct sirqd {
 
 	/* Called when sirqd has found nothing to do and is about to sleep. */
 	void (*idle)(void *arg);
+	/* Optional: after every run, whatever it did (irq mode's unmask). */
+	void (*ran)(void *arg);
 	void *idle_arg;
 
 };

@@ -255,3 +255,85 @@ Test(lcore_irq, wakes_for_rx_interrupts_from_a_namespace, .timeout = 60)
 	cr_expect_gt(ls.irq_rx_events, 0, "woken by Rx interrupts");
 	sirq_lcore_free(lc);
 }
+
+#define FLOOD_MS 1000
+
+static void
+drop_rx(struct sirq_lcore *lc, uint16_t port, uint16_t queue,
+	struct rte_mbuf **pkts, uint16_t n, void *arg)
+{
+	(void)lc;
+	(void)port;
+	(void)queue;
+	(void)arg;
+	rte_pktmbuf_free_bulk(pkts, n);
+}
+
+/*
+ * net_null floods the lcore's one queue for FLOOD_MS in irq mode at the
+ * default tick (250 Hz): every NET_RX run ends on its budget with the
+ * queue still scheduled (masked), and what is left goes to sirqd.
+ */
+static void
+flood_run(enum sirq_policy_id policy, struct sirq_lcore_stats *ls,
+	  struct sirq_stats *st)
+{
+	static const char *const vdevs[] = { "net_null0", NULL };
+	struct sirq_lcore_conf conf;
+	struct sirq_lcore *lc;
+
+	eal_start(vdevs);
+	port_start(0, 1, false);
+	sirq_lcore_conf_default(&conf);
+	conf.mode = SIRQ_MODE_IRQ;
+	conf.params.policy = policy;
+	lc = sirq_lcore_create(TEST_LCORE, &conf);
+	cr_assert(lc != NULL);
+	cr_assert(sirq_lcore_add_rx_queue(lc, 0, 0, drop_rx, NULL) == 0);
+	dispatcher_launch(lc);
+	usleep(FLOOD_MS * 1000);
+	dispatcher_join(lc);
+	sirq_lcore_stats_get(lc, ls);
+	sirq_stats_get(sirq_lcore_cpu(lc), st);
+	sirq_lcore_free(lc);
+	cr_expect_eq(pool_in_use(), 0, "mbufs leaked");
+}
+
+/*
+ * A NIC whose NAPI is scheduled is masked: while ksoftirqd polls it, the
+ * kernel enters irq_exit() only at the tick. So does the dispatcher when
+ * every queue is masked and the policy leaves the work to sirqd: it
+ * sleeps until the next tick instead of looking every irq_tick_us.
+ */
+Test(lcore_irq, with_every_queue_masked_and_the_work_with_sirqd_it_looks_only_at_ticks,
+     .timeout = 30)
+{
+	struct sirq_lcore_stats ls;
+	struct sirq_stats st;
+
+	flood_run(SIRQ_POLICY_KSOFTIRQD, &ls, &st);
+	cr_expect_gt(st.runs[SIRQ_NET_RX][SIRQ_CTX_WORKER], 0, "sirqd polled");
+	cr_expect_gt(ls.irq_masked_sleeps, 0);
+	cr_expect_gt(ls.irq_ticks, 0);
+	/* A look every 100 us would be 40 per 4 ms tick. */
+	cr_expect_leq(ls.iterations, 2 * ls.irq_ticks + 20,
+		      "%" PRIu64 " looks for %" PRIu64 " ticks, %" PRIu64
+		      " masked sleeps", ls.iterations, ls.irq_ticks,
+		      ls.irq_masked_sleeps);
+}
+
+/*
+ * mainline would run the work itself: the dispatcher keeps looking every
+ * irq_tick_us, since a look that finds sirqd preempted inside a pass is
+ * what lends it the CPU.
+ */
+Test(lcore_irq, when_the_policy_would_run_the_work_itself_the_looks_go_on,
+     .timeout = 30)
+{
+	struct sirq_lcore_stats ls;
+	struct sirq_stats st;
+
+	flood_run(SIRQ_POLICY_MAINLINE, &ls, &st);
+	cr_expect_gt(st.runs[SIRQ_NET_RX][SIRQ_CTX_INLINE], 0);
+	cr_expect_eq(ls.irq_masked_sleeps, 0);
+}
