@@ -16,7 +16,7 @@
 #   2. bench/fwd-bench.sh on the null setup (two net_null ports, one
 #      forwarding lcore on CPU 1), l2fwd-sirq with its defaults against
 #      dpdk-testpmd --forward-mode=mac, alternated, PERF_FWD_RUNS rounds
-#      (default 3) of PERF_FWD_SECONDS (default 3): the median Mpps of
+#      (default 5) of PERF_FWD_SECONDS (default 3): the median Mpps of
 #      each and the ratio of the medians;
 #   3. one line per figure: name, baseline, now, change %, and "MOVED"
 #      (with "worse" or "better") when |change| exceeds the figure's
@@ -25,9 +25,10 @@
 # runs to out/perf-check/. About a minute on 2 cores.
 #
 # --record rewrites bench/perf-baseline.json from this run instead, with
-# more repetitions (PERF_MB_RUNS default 10, PERF_FWD_RUNS default 5) to
-# measure the noise: a figure's band is max(2 x its spread, a floor),
-# its spread (max - min) / median of the single runs (bench/perf_check.py).
+# more repetitions (PERF_MB_RUNS default 10, PERF_FWD_RUNS default 6) to
+# measure the noise: a figure's band is max(2 x its spread, a floor), its
+# spread (max - min) / median of the single runs without the lowest and
+# the highest (bench/perf_check.py).
 # It records the date, commit, machine and build, and the files of lib/,
 # apps/ and the build's sources that differ from the commit, if any.
 # Record on a quiet machine, from a committed tree: --record first waits
@@ -69,11 +70,11 @@ done
 baseline=${PERF_BASELINE:-bench/perf-baseline.json}
 if [ "$mode" = record ]; then
 	mb_runs=${PERF_MB_RUNS:-10}
-	fwd_runs=${PERF_FWD_RUNS:-5}
+	fwd_runs=${PERF_FWD_RUNS:-6}
 	wait_quiet=${PERF_WAIT_QUIET:-600}
 else
 	mb_runs=${PERF_MB_RUNS:-5}
-	fwd_runs=${PERF_FWD_RUNS:-3}
+	fwd_runs=${PERF_FWD_RUNS:-5}
 	wait_quiet=${PERF_WAIT_QUIET:-0}
 fi
 fwd_seconds=${PERF_FWD_SECONDS:-3}

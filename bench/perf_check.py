@@ -16,12 +16,16 @@ Figures (each the median over this run's repetitions):
   fwd/testpmd-mac      dpdk-testpmd --forward-mode=mac's Mpps
   fwd/ratio            the first over the second, ratio of the medians
 
-The spread of a figure is (max - min) / median of its single samples, in
-per cent: the microbench runs, the forwarding rounds, and for the ratio
-the per-round ratios (a round runs both tools back to back). compare
-prints one line per figure: "MOVED" when |change| exceeds the baseline's
-noise band, else "ok". record writes the baseline: the figures, and as
-each band max(BAND_FACTOR x spread, the figure's floor).
+The samples of a figure are its single runs: the microbench runs, the
+forwarding rounds, and for the ratio the per-round ratios (a round runs
+both tools back to back). Its spread is (max - min) / median of the
+samples, in per cent, after dropping the lowest and the highest when
+there are five or more: the figure is a median, which one outlier on
+either side does not move, and a single preempted run would otherwise set
+the band (range_pct keeps the full range). compare prints one line per
+figure: "MOVED" when |change| exceeds the baseline's noise band, else
+"ok". record writes the baseline: the figures, and as each band
+max(BAND_FACTOR x spread, the figure's floor).
 """
 
 import glob
@@ -36,7 +40,10 @@ import time
 BAND_FACTOR = 2.0
 # Floors of the noise band, per cent: the smallest band a figure gets
 # whatever spread the recording saw (a few quiet runs say little).
-FLOOR_PCT = {"microbench": 5.0, "fwd": 5.0, "fwd/ratio": 3.0}
+# Floors from repeated runs on the unchanged tree (docs/benchmarks.md):
+# the medians of quiet runs minutes apart differed by up to about half
+# of these.
+FLOOR_PCT = {"microbench": 5.0, "fwd": 10.0, "fwd/ratio": 5.0}
 MB_PREFIX = "microbench/"
 
 
@@ -45,9 +52,17 @@ def load(path):
         return json.load(f)
 
 
-def spread_pct(samples):
+def range_pct(samples):
     m = statistics.median(samples)
     return 100.0 * (max(samples) - min(samples)) / m if m else 0.0
+
+
+def spread_pct(samples):
+    """Range in per cent of the median, without the extremes from 5 samples on."""
+    s = sorted(samples)
+    if len(s) >= 5:
+        s = s[1:-1]
+    return range_pct(s) * statistics.median(s) / statistics.median(samples)
 
 
 def measure(mb_dir, fwd_path):
@@ -84,6 +99,7 @@ def measure(mb_dir, fwd_path):
             sys.exit("perf-check: %s: no usable samples (%s)" % (name, s))
         f["value"] = statistics.median(s)
         f["spread_pct"] = spread_pct(s)
+        f["range_pct"] = range_pct(s)
     r = figures["fwd/ratio"]
     r["value"] = figures["fwd/kicinski"]["value"] / figures["fwd/testpmd-mac"]["value"]
     return figures, {"tsc_ghz": tsc, "tracepoints": runs[0].get("tracepoints")}
@@ -127,6 +143,7 @@ def record(baseline, out, figures, facts, meta):
         f["floor_pct"] = floor_of(name)
         f["noise_pct"] = round(max(BAND_FACTOR * f["spread_pct"], f["floor_pct"]), 1)
         f["spread_pct"] = round(f["spread_pct"], 2)
+        f["range_pct"] = round(f["range_pct"], 2)
     doc = {
         "what": "bench/perf-check.sh baseline; rewrite with bench/perf-check.sh --record",
         "date": time.strftime("%Y-%m-%d %H:%M:%S %z"),
@@ -137,7 +154,8 @@ def record(baseline, out, figures, facts, meta):
             "microbench_runs": meta["mb_runs"], "fwd_rounds": meta["fwd_runs"],
             "fwd_seconds": meta["fwd_seconds"],
             "value": "median of the samples (fwd/ratio: ratio of the two medians)",
-            "spread_pct": "(max - min) / median of the samples",
+            "spread_pct": "(max - min) / median of the samples without the lowest and the highest (5 samples or more)",
+            "range_pct": "(max - min) / median of all the samples",
             "noise_pct": "max(%g x spread_pct, floor_pct)" % BAND_FACTOR,
             "load_before": meta.get("load_before"), "load_after": meta.get("load_after"),
             "measured_s": meta.get("measured_s"),
@@ -212,7 +230,7 @@ def compare(baseline, out, figures, facts, meta):
             "%.1f%%" % r["spread_pct"] if "spread_pct" in r else "-",
             r["verdict"] + (" (%s)" % r["direction"] if "direction" in r else "")))
     print("perf-check: %d of %d figures moved beyond their noise band "
-          "(noise: the baseline's band; spread: this run's (max - min) / median)"
+          "(noise: the baseline's band; spread: this run's, as recorded)"
           % (moved, len(rows)))
     doc = {"mode": "compare", "baseline": baseline,
            "baseline_date": base["date"] if base else None,
