@@ -107,34 +107,50 @@ txq_probe_done(struct sirq_tx *tx, struct sirq_txq *q)
 
 /* Hand the buffer to the PMD; what it refuses is dropped and counted. */
 static void
-txq_flush(struct sirq_tx *tx, struct sirq_txq *q)
+txq_send(struct sirq_tx *tx, struct sirq_txq *q, struct rte_mbuf **pkts,
+	 uint16_t n)
 {
 	uint16_t sent;
 
-	if (q->nb_buffered == 0)
-		return;
 	SIRQ_ASSERT_EXCLUSIVE(tx->cpu, tx->lcore_id, "TX flush");
 	if (unlikely(q->done == SIRQ_TXQ_DONE_UNKNOWN))
 		txq_probe_done(tx, q);
-	sent = rte_eth_tx_burst(q->port, q->queue, q->buffer, q->nb_buffered);
+	sent = rte_eth_tx_burst(q->port, q->queue, pkts, n);
 	sirq_stat_add(&tx->stats->tx_bursts, 1);
 	sirq_stat_add(&tx->stats->tx_packets, sent);
-	if (unlikely(sent < q->nb_buffered)) {
-		sirq_stat_add(&tx->stats->tx_dropped, q->nb_buffered - sent);
-		rte_pktmbuf_free_bulk(&q->buffer[sent], q->nb_buffered - sent);
+	if (unlikely(sent < n)) {
+		sirq_stat_add(&tx->stats->tx_dropped, n - sent);
+		rte_pktmbuf_free_bulk(&pkts[sent], n - sent);
 	}
+}
+
+static void
+txq_flush(struct sirq_tx *tx, struct sirq_txq *q)
+{
+	if (q->nb_buffered == 0)
+		return;
+	txq_send(tx, q, q->buffer, q->nb_buffered);
 	q->nb_buffered = 0;
 }
 
 /*
  * Buffer @n packets, handing every full buffer to the PMD on the way.
  * In a NAPI poll the rest waits for the poll's end; elsewhere it goes now.
+ * A burst of a buffer's worth or more that finds the buffer empty goes
+ * to the PMD as it is, in one call: what the buffer would hand it, less
+ * the copy and one doorbell per SIRQ_TX_BURST (a NAPI poll of weight 64
+ * is one burst: one doorbell, as the poll's end would ring).
  */
 void
 sirq_txq_enqueue(struct sirq_tx *tx, struct sirq_txq *q,
-		 struct rte_mbuf *const *pkts, uint16_t n)
+		 struct rte_mbuf **pkts, uint16_t n)
 {
 	uint16_t done = 0, room;
+
+	if (q->nb_buffered == 0 && n >= SIRQ_TX_BURST) {
+		txq_send(tx, q, pkts, n);
+		return;
+	}
 
 	while (done < n) {
 		room = RTE_MIN((uint16_t)(SIRQ_TX_BURST - q->nb_buffered),

@@ -78,7 +78,7 @@ struct sirq_tx {
 int sirq_tx_add_queue(struct sirq_tx *tx, uint16_t port, uint16_t queue,
 		      int socket);
 void sirq_txq_enqueue(struct sirq_tx *tx, struct sirq_txq *q,
-		      struct rte_mbuf *const *pkts, uint16_t n);
+		      struct rte_mbuf **pkts, uint16_t n);
 int sirq_txq_track(struct sirq_txq *q, struct rte_mbuf *m,
 		   struct sirq_tx_tracker *t);
 void sirq_tx_poll_begin(struct sirq_tx *tx);

@@ -7,6 +7,7 @@
  * moment tx_burst accepted the packet.
  */
 
+#include <inttypes.h>
 #include <unistd.h>
 
 #include <rte_eth_ring.h>
@@ -271,8 +272,9 @@ Test(lcore_tx, sirq_tx_burst_outside_a_poll_sends_everything_before_it_returns,
 	rte_pktmbuf_free_bulk(m, n);
 	sirq_lcore_stats_get(lc, &ls);
 	cr_expect_eq(ls.tx_packets, BURST_PKTS);
-	cr_expect_eq(ls.tx_bursts, (BURST_PKTS + SIRQ_TX_BURST - 1) / SIRQ_TX_BURST,
-		     "one burst per full buffer, one for the rest");
+	cr_expect_eq(ls.tx_bursts, 1,
+		     "a burst of a buffer's worth or more into an empty buffer "
+		     "goes to the PMD as it is, in one call");
 	cr_expect_eq(ls.tx_dropped, 0);
 	sirq_lcore_free(lc);
 	cr_expect_eq(pool_in_use(), 0);
@@ -305,6 +307,68 @@ forward_one_by_one(struct sirq_lcore *lc, uint16_t port, uint16_t queue,
 		(n - n % SIRQ_TX_BURST);
 	f->polls++;
 	f->bursts_expected += (n + SIRQ_TX_BURST - 1) / SIRQ_TX_BURST;
+}
+
+/* An Rx function that sends the whole burst on in one sirq_tx_burst(). */
+static void
+forward_burst(struct sirq_lcore *lc, uint16_t port, uint16_t queue,
+	      struct rte_mbuf **pkts, uint16_t n, void *arg)
+{
+	struct poll_fwd *f = arg;
+
+	(void)port;
+	(void)queue;
+	cr_assert_eq(sirq_tx_burst(lc, (unsigned int)f->txq, pkts, n), n);
+	f->polls++;
+}
+
+/*
+ * A forwarding poll hands its burst to the PMD in one call, whatever its
+ * size against the TX buffer: one doorbell per poll, as the poll's end
+ * would ring, and no copy through the buffer.
+ */
+Test(lcore_tx, a_polls_burst_leaves_in_one_call_whatever_its_size, .timeout = 30)
+{
+	struct sender s = { 0 };
+	struct sirq_lcore *lc = ring_port_lcore(&s);
+	struct poll_fwd f = { .txq = s.txq };
+	struct rte_ring *rx = rte_ring_lookup("rx");
+	struct rte_mbuf *m[BURST_PKTS];
+	struct sirq_lcore_stats ls;
+	unsigned int round, n, i;
+
+	cr_assert(rx != NULL);
+	cr_assert_eq(sirq_lcore_add_rx_queue(lc, (uint16_t)s.port, 0,
+					     forward_burst, &f), 0);
+	dispatcher_launch(lc);
+	for (round = 0; round < 20; round++) {
+		alloc_numbered(m, BURST_PKTS);
+		cr_assert_eq(rte_ring_enqueue_bulk(rx, (void **)m, BURST_PKTS,
+						   NULL), BURST_PKTS);
+		for (n = 0; n < BURST_PKTS;) {
+			unsigned int got = rte_ring_dequeue_burst(wire, (void **)m,
+								  BURST_PKTS - n, NULL);
+
+			for (i = 0; i < got; i++)
+				cr_expect_eq(*rte_pktmbuf_mtod(m[i], uint64_t *),
+					     n + i, "in order");
+			rte_pktmbuf_free_bulk(m, got);
+			n += got;
+			if (got == 0)
+				usleep(100);
+		}
+	}
+	dispatcher_join(lc);
+	sirq_lcore_stats_get(lc, &ls);
+
+	cr_expect_eq(ls.tx_packets, 20 * BURST_PKTS);
+	cr_expect_gt(ls.rx_polls, 0);
+	cr_expect_eq(ls.tx_bursts, f.polls, "%" PRIu64 " bursts for %" PRIu64
+		     " polls of up to %u packets", ls.tx_bursts, f.polls,
+		     SIRQ_NAPI_WEIGHT_DEFAULT);
+	cr_expect_eq(ls.tx_dropped, 0);
+	sirq_lcore_free(lc);
+	cr_expect_eq(pool_in_use(), 0);
 }
 
 /*
