@@ -33,6 +33,10 @@
 #   LOW_SECONDS=10                  seconds measured per run (after LOW_WARMUP=1)
 #   LOW_RUNS=1                      rounds
 #   LOW_TUNING="--irq-tick-us 1000" options of the tuned row; empty: no such row
+#   LOW_RETRY=2                     a run disturbed by other load (lat-gen's
+#                                   figures, bench/lowload_plot.py) is run
+#                                   again up to this many times; the
+#                                   discarded ones go to out/lowload/disturbed.jsonl
 #   LOW_ONLY=REGEX                  only the variants whose name matches
 #   LOW_BUILD=build-lowload         the build with l2fwd-sirq and lat-gen
 #
@@ -49,6 +53,7 @@ RATES=${LOW_RATES:-1000 10000 100000}
 SECONDS_PER_RUN=${LOW_SECONDS:-10}
 WARMUP=${LOW_WARMUP:-1}
 RUNS=${LOW_RUNS:-1}
+RETRY=${LOW_RETRY:-2}
 TUNING=${LOW_TUNING---irq-tick-us 1000}
 BUILD=${LOW_BUILD:-build-lowload}
 L2FWD=$BUILD/apps/l2fwd-sirq/l2fwd-sirq
@@ -77,6 +82,7 @@ for r in $RATES; do number LOW_RATES "$r" 1; done
 number LOW_SECONDS "$SECONDS_PER_RUN" 1
 number LOW_WARMUP "$WARMUP" 1
 number LOW_RUNS "$RUNS" 1
+number LOW_RETRY "$RETRY" 0
 for b in "$L2FWD" "$LATGEN"; do
 	[ -x "$b" ] || fail "$b missing: meson setup $BUILD -Dbuildtype=release && ninja -C $BUILD"
 done
@@ -175,8 +181,8 @@ record() {	# variant tool round rate options json-fields
 		"$1" "$2" "$3" "$4" "$5" "$6" >>"$OUT/runs.jsonl"
 }
 
-run_l2fwd() {	# name opts round rate
-	local name=$1 opts=$2 round=$3 rate=$4 tag=$1-$4-$3 dir rc=0
+run_l2fwd() {	# name opts round rate tag
+	local name=$1 opts=$2 round=$3 rate=$4 tag=$5 dir rc=0
 	local res=$OUT/$tag.gen.json glog=$OUT/$tag.gen.log log=$OUT/$tag.log
 	local report=$OUT/$tag.report.json
 	dir=$(mktemp -d "$tmp/$tag.XXXX")
@@ -207,8 +213,8 @@ run_l2fwd() {	# name opts round rate
 
 # testpmd is interactive, commands on fd 4 through a fifo; both its lcores
 # on CPU 1: the forwarding one polls, the main one waits for commands.
-run_testpmd() {	# name mode round rate
-	local name=$1 mode=$2 round=$3 rate=$4 tag=$1-$4-$3 dir _
+run_testpmd() {	# name mode round rate tag
+	local name=$1 mode=$2 round=$3 rate=$4 tag=$5 dir _
 	local res=$OUT/$tag.gen.json glog=$OUT/$tag.gen.log log=$OUT/$tag.log
 	dir=$(mktemp -d "$tmp/$tag.XXXX")
 	gen_start "$dir" "$rate" "$res" "$glog"
@@ -264,21 +270,39 @@ bench_memory "$HUGEPAGES"
 [ -n "$HUGE_DIR" ] ||
 	fail "no hugepages: virtio-user shares its memory with the vhost-user backend (run as root)"
 start=$(date +%s)
+discarded=0
 for round in $(seq "$RUNS"); do
 	for rate in $RATES; do
 		echo "== round $round/$RUNS, $rate pps"
 		for v in "${VARIANTS[@]}"; do
 			IFS='|' read -r name tool opts <<<"$v"
 			[[ $name =~ ${LOW_ONLY:-.} ]] || continue
-			case $tool in
-			testpmd) run_testpmd "$name" "$opts" "$round" "$rate" ;;
-			*) run_l2fwd "$name" "$opts" "$round" "$rate" ;;
-			esac
-			tail -n1 "$OUT/runs.jsonl" | python3 bench/lowload_plot.py --line
+			for attempt in $(seq 0 "$RETRY"); do
+				tag=$name-$rate-$round
+				[ "$attempt" -eq 0 ] || tag=$name-$rate-$round-again$attempt
+				case $tool in
+				testpmd) run_testpmd "$name" "$opts" "$round" "$rate" "$tag" ;;
+				*) run_l2fwd "$name" "$opts" "$round" "$rate" "$tag" ;;
+				esac
+				st=0
+				tail -n1 "$OUT/runs.jsonl" | python3 bench/lowload_plot.py --line || st=$?
+				[ "$st" -eq 0 ] || [ "$st" -eq 3 ] || fail "$tag: bench/lowload_plot.py failed ($st)"
+				if [ "$st" -eq 0 ] || [ "$attempt" -ge "$RETRY" ]; then
+					break
+				fi
+				# Disturbed: set aside, and once more after a pause.
+				tail -n1 "$OUT/runs.jsonl" >>"$OUT/disturbed.jsonl"
+				sed -i '$d' "$OUT/runs.jsonl"
+				discarded=$((discarded + 1))
+				echo "   disturbed by other load: set aside, run again in 5 s ($((attempt + 1))/$RETRY)"
+				sleep 5
+			done
 		done
 	done
 done
 echo "== results ($(($(date +%s) - start)) s in all; load $(cut -d' ' -f1-3 /proc/loadavg); $(busy_now) after)"
+[ "$discarded" -eq 0 ] ||
+	echo "   $discarded disturbed run(s) set aside and run again: $OUT/disturbed.jsonl"
 python3 bench/lowload_plot.py --collect "$OUT/runs.jsonl" out/lowload.json
 python3 bench/lowload_plot.py out/lowload.json --md out/lowload.md --svg out/lowload.svg
 echo "JSON: out/lowload.json; table: out/lowload.md; plot: out/lowload.svg; logs: $OUT/"

@@ -8,7 +8,8 @@
         l2fwd-sirq, its counters between the two reports (wake-ups, Rx
         interrupts per second)
     lowload_plot.py --line < one line of RUNS.jsonl
-        one line of text: what that run gave
+        one line of text: what that run gave; exit status 3 if the run
+        was disturbed (something else on the CPUs, see disturbed())
     lowload_plot.py OUT.json [--md FILE] [--svg FILE]
         a Markdown table (printed too) and an SVG plot: the forwarder's CPU
         (share of one core) and p99 latency against the offered rate, log x,
@@ -149,6 +150,7 @@ def fmt(v, f):
 
 
 def line(rec):
+    """Prints what the run gave; True if it was disturbed."""
     r = collect_one(rec)
     extra = ""
     if r.get("wakeups_per_s") is not None:
@@ -160,6 +162,7 @@ def line(rec):
           f"{r['received']}/{r['sent']} back{extra}")
     if r["disturbed"]:
         print(f"      DISTURBED: {r['disturbed']}")
+    return bool(r["disturbed"])
 
 
 def pct(x):
@@ -361,10 +364,11 @@ def main():
     ap.add_argument("json", nargs="?")
     a = ap.parse_args()
     if a.line:
+        bad = False
         for l in sys.stdin:
             if l.strip():
-                line(json.loads(l))
-        return
+                bad |= line(json.loads(l))
+        sys.exit(3 if bad else 0)
     if a.collect:
         with open(a.collect[0]) as f:
             runs = [collect_one(json.loads(l)) for l in f if l.strip()]
