@@ -526,11 +526,27 @@ sirq_lcore_look(struct sirq_lcore *lc, bool interrupted)
  * idle, and, like the
  * kernel's idle task, it must not compete with sirqd for the CPU: a
  * fair-class dispatcher that yielded in a loop would take half of it. So
- * it sleeps until sirqd is about to sleep (sirqd_went_idle()) or for a
- * tick, after which the policy decides again (kicinski's windows end on
- * a tick too). sirqd looks at the queues and the timers itself meanwhile.
+ * it sleeps until sirqd is about to sleep (sirqd_went_idle()) or a kick,
+ * or until the policy may decide otherwise: at the next scheduler tick
+ * (tick_hz) when it leaves the work to sirqd anyway (kicinski's windows
+ * end on a tick), after POLL_WAIT_LOOK_NS when it would run the work
+ * itself and a look may have to lend sirqd the CPU (sirqd_lock_busy()).
+ * sirqd looks at the queues and the timers itself meanwhile.
  */
-#define POLL_WAIT_TICK_NS (1000 * SIRQ_NS_PER_US)
+#define POLL_WAIT_LOOK_NS (1000 * SIRQ_NS_PER_US)
+
+static uint64_t
+poll_wait_ns(const struct sirq_lcore *lc)
+{
+	uint32_t hz = sirq_cpu_conf(lc->cpu)->params.tick_hz;
+	uint64_t now, period;
+
+	if (hz == 0 || sirq_inline_wanted(lc->cpu))
+		return POLL_WAIT_LOOK_NS;
+	period = SIRQ_NS_PER_SEC / hz;
+	now = sirq_now_ns();
+	return period - now % period;
+}
 
 static bool
 poll_wait_for_sirqd(struct sirq_lcore *lc)
@@ -546,7 +562,7 @@ poll_wait_for_sirqd(struct sirq_lcore *lc)
 		if (lc->conf.qsbr != NULL)
 			rte_rcu_qsbr_thread_offline(lc->conf.qsbr,
 						    lc->conf.qsbr_dispatcher_id);
-		sirq_irq_wait_kick(&lc->irq, POLL_WAIT_TICK_NS);
+		sirq_irq_wait_kick(&lc->irq, poll_wait_ns(lc));
 		if (lc->conf.qsbr != NULL)
 			rte_rcu_qsbr_thread_online(lc->conf.qsbr,
 						   lc->conf.qsbr_dispatcher_id);

@@ -170,10 +170,14 @@ Test(lcore_threads, dispatcher_without_an_app_slice_sleeps_while_sirqd_works,
 	sirq_stats_get(sirq_lcore_cpu(lc), &st);
 	cr_expect_gt(worker_runs(&st), 0, "sirqd had the work");
 	cr_expect_gt(ls.poll_waits, 0, "the dispatcher slept");
-	/* A tick per wait: hundreds of iterations, where a spin makes millions. */
-	cr_expect_lt(ls.iterations, 20 * IDLE_DISPATCHER_RUN_MS,
-		     "%lu iterations in %d ms", (unsigned long)ls.iterations,
-		     IDLE_DISPATCHER_RUN_MS);
+	/*
+	 * ksoftirqd leaves the work to sirqd whatever the time: one wait per
+	 * scheduler tick (250 Hz), where a spin makes millions and a look
+	 * every millisecond 300.
+	 */
+	cr_expect_leq(ls.iterations, 2 * IDLE_DISPATCHER_RUN_MS * 250 / 1000 + 10,
+		      "%lu iterations in %d ms", (unsigned long)ls.iterations,
+		      IDLE_DISPATCHER_RUN_MS);
 	sirq_lcore_free(lc);
 }
 
