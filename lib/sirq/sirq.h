@@ -767,11 +767,12 @@ struct sirq_lcore_stats {
 	uint64_t rx_sched_count;
 	/**
 	 * irq mode: sleeps until the next scheduler tick, not irq_tick_us,
-	 * because every queue of the lcore was masked (its NAPI context
-	 * scheduled) and sirqd had the work, which the policy left to it:
-	 * no queue could interrupt.
+	 * because no look was needed: every queue of the lcore had its Rx
+	 * interrupt armed, or was masked (its NAPI context scheduled) with
+	 * the work at sirqd, which the policy left to it; and no sent packet
+	 * was tracked.
 	 */
-	uint64_t irq_masked_sleeps;
+	uint64_t irq_tick_sleeps;
 };
 
 /** Defaults: kernel values, poll mode, worker on the lcore's CPUs. */

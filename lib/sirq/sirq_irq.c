@@ -119,31 +119,46 @@ irq_setup(struct sirq_lcore *lc)
 }
 
 /*
- * Every queue of the lcore is masked (its NAPI context scheduled) and the
- * work is with sirqd, which the policy leaves it to: no queue can
- * interrupt, and a look would find nothing to decide. A kernel whose NIC
- * is masked while ksoftirqd polls it spends nothing in irq_exit() until
- * the next tick either. When the policy would run the work itself
- * (mainline, kicinski past its window), the looks go on: they are what
- * lends a preempted sirqd the CPU (sirqd_lock_busy()).
+ * Would a look find anything that no "interrupt" brings? Not when every
+ * queue of the lcore either has its Rx interrupt armed (the PMD's event
+ * wakes the dispatcher, as l3fwd-power sleeps on it) or is masked, its
+ * NAPI context scheduled, with the work at sirqd, which the policy
+ * leaves it to; and no transmitted packet is tracked, whose completion
+ * only a look sees. Then the dispatcher sleeps until the next tick, a
+ * timer, a kick or an Rx interrupt: a kernel whose NIC is masked while
+ * ksoftirqd polls it spends nothing in irq_exit() until the tick either.
+ * When the policy would run the work itself (mainline, kicinski past its
+ * window), the looks go on: they are what lends a preempted sirqd the
+ * CPU (sirqd_lock_busy()).
  */
 static bool
-irq_all_masked(struct sirq_lcore *lc)
+irq_looks_idle(struct sirq_lcore *lc)
 {
-	uint16_t nb = lc->rx.nb_napi;
-	uint64_t all = nb >= 64 ? UINT64_MAX : (UINT64_C(1) << nb) - 1;
+	uint64_t sched = __atomic_load_n(&lc->rx.sd.sched, __ATOMIC_ACQUIRE);
+	bool masked = false;
+	uint16_t i;
 
-	return nb > 0 &&
-		(__atomic_load_n(&lc->rx.sd.sched, __ATOMIC_ACQUIRE) & all) == all &&
-		sirq_worker_state(lc->cpu) == SIRQ_WORKER_RUNNABLE &&
-		!sirq_inline_wanted(lc->cpu);
+	if (lc->rx.nb_napi == 0 || sirq_tx_tracking(&lc->tx))
+		return false;
+	for (i = 0; i < lc->rx.nb_napi; i++) {
+		const struct sirq_napi *n = &lc->rx.napi[i];
+
+		if (sched & (UINT64_C(1) << i))
+			masked = true;
+		else if (n->intr_fd < 0 || (n->intr_ctl &&
+			 !__atomic_load_n(&n->intr_on, __ATOMIC_RELAXED)))
+			return false;
+	}
+	return !masked ||
+		(sirq_worker_state(lc->cpu) == SIRQ_WORKER_RUNNABLE &&
+		 !sirq_inline_wanted(lc->cpu));
 }
 
 /*
- * How long to sleep: until the next look (irq_tick_us), or, with every
- * queue masked, until the next tick (@next_tick; 0 with tick_hz 0, where
- * every look is a tick). sirqd wakes it sooner if it gives a queue back
- * or goes idle (sirq_irq_worker_ran()).
+ * How long to sleep: until the next look (irq_tick_us), or, when no look
+ * is needed, until the next tick (@next_tick; 0 with tick_hz 0, where
+ * every look is a tick). sirqd wakes it sooner if a queue it gives back
+ * needs looks again, or it goes idle (sirq_irq_worker_ran()).
  */
 static uint64_t
 irq_sleep_ns(struct sirq_lcore *lc, uint64_t next_tick)
@@ -151,24 +166,24 @@ irq_sleep_ns(struct sirq_lcore *lc, uint64_t next_tick)
 	uint64_t look_ns = (uint64_t)lc->conf.irq_tick_us * SIRQ_NS_PER_US;
 	uint64_t now;
 
-	if (next_tick == 0 || !irq_all_masked(lc))
+	if (next_tick == 0 || !irq_looks_idle(lc))
 		return look_ns;
 	/* The flag, then the look again: pairs with sirq_irq_worker_ran(). */
-	__atomic_store_n(&lc->irq_masked_sleep, 1, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&lc->irq_tick_sleep, 1, __ATOMIC_SEQ_CST);
 	now = sirq_now_ns();
-	if (!irq_all_masked(lc) || next_tick <= now + look_ns) {
-		__atomic_store_n(&lc->irq_masked_sleep, 0, __ATOMIC_RELAXED);
+	if (!irq_looks_idle(lc) || next_tick <= now + look_ns) {
+		__atomic_store_n(&lc->irq_tick_sleep, 0, __ATOMIC_RELAXED);
 		return look_ns;
 	}
-	sirq_stat_add(&lc->stats.irq_masked_sleeps, 1);
+	sirq_stat_add(&lc->stats.irq_tick_sleeps, 1);
 	return next_tick - now;
 }
 
 /*
  * sirqd, after each of its runs, in irq mode: a dispatcher sleeping until
- * the tick is woken once a queue is back on its "interrupt" (completed)
- * or sirqd went idle, so that the queue is looked at every irq_tick_us
- * again, as a re-armed NIC interrupt would fire.
+ * the tick is woken once a look is needed again (a queue given back
+ * without an Rx interrupt to bring its next packet, a tracked packet
+ * sent) or sirqd went idle.
  */
 void
 sirq_irq_worker_ran(void *arg)
@@ -177,10 +192,10 @@ sirq_irq_worker_ran(void *arg)
 
 	/* sirqd's run, then the flag: pairs with irq_sleep_ns(). */
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
-	if (__atomic_load_n(&lc->irq_masked_sleep, __ATOMIC_RELAXED) == 0 ||
-	    irq_all_masked(lc))
+	if (__atomic_load_n(&lc->irq_tick_sleep, __ATOMIC_RELAXED) == 0 ||
+	    irq_looks_idle(lc))
 		return;
-	if (__atomic_exchange_n(&lc->irq_masked_sleep, 0, __ATOMIC_RELAXED) != 0)
+	if (__atomic_exchange_n(&lc->irq_tick_sleep, 0, __ATOMIC_RELAXED) != 0)
 		sirq_irq_kick(&lc->irq);
 }
 
@@ -207,7 +222,7 @@ irq_sleep(struct sirq_lcore *lc, uint64_t sleep_ns)
 		rte_rcu_qsbr_thread_offline(lc->conf.qsbr,
 					    lc->conf.qsbr_dispatcher_id);
 	n = epoll_pwait2(lc->irq.epoll_fd, ev, IRQ_MAX_EVENTS, &ts, NULL);
-	__atomic_store_n(&lc->irq_masked_sleep, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&lc->irq_tick_sleep, 0, __ATOMIC_RELAXED);
 	if (lc->conf.qsbr != NULL)
 		rte_rcu_qsbr_thread_online(lc->conf.qsbr,
 					   lc->conf.qsbr_dispatcher_id);

@@ -40,8 +40,8 @@ struct sirq_lcore {
 
 	/* Poll mode: the dispatcher waits for sirqd to go idle. */
 	uint32_t poll_waiting;
-	/* irq mode: the dispatcher sleeps until the tick, every queue masked. */
-	uint32_t irq_masked_sleep;
+	/* irq mode: the dispatcher sleeps until the tick (irq_looks_idle()). */
+	uint32_t irq_tick_sleep;
 
 	struct sirq_lcore_conf conf;
 	struct sirq_lcore_stats stats __rte_cache_aligned;

@@ -286,7 +286,7 @@ sirq_rx_intr_start(struct sirq_rx *rx)
 		}
 		/* -ENOTSUP on net_tap, whose events fire all the same. */
 		n->intr_ctl = rte_eth_dev_rx_intr_enable(n->port, n->queue) == 0;
-		n->intr_on = true;
+		__atomic_store_n(&n->intr_on, true, __ATOMIC_RELAXED);
 		rx->nb_intr++;
 	}
 	return rx->nb_intr;
@@ -393,7 +393,7 @@ napi_poll(void *ctx, uint16_t idx, uint16_t weight)
 	/* Masked while scheduled, as a driver's interrupt handler does. */
 	if (unlikely(n->intr_on) && n->intr_ctl) {
 		rte_eth_dev_rx_intr_disable(n->port, n->queue);
-		n->intr_on = false;
+		__atomic_store_n(&n->intr_on, false, __ATOMIC_RELAXED);
 	}
 	if (n->staged_pos < n->nb_staged) {
 		take = RTE_MIN((uint16_t)(n->nb_staged - n->staged_pos),
@@ -438,7 +438,7 @@ napi_rearm(void *ctx, uint16_t idx)
 	if (likely(!n->intr_ctl))
 		return false;
 	rte_eth_dev_rx_intr_enable(n->port, n->queue);
-	n->intr_on = true;
+	__atomic_store_n(&n->intr_on, true, __ATOMIC_RELAXED);
 	sirq_stat_add(&rx->stats->rx_intr_rearms, 1);
 	switch (n->irq) {
 	case SIRQ_NAPI_IRQ_DESC:

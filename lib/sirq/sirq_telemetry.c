@@ -78,7 +78,7 @@ visit_counters(const struct sirq_lcore *lc, const struct sirq_stats *st,
 	emit(sink, "tx_bursts", ls.tx_bursts);
 	emit(sink, "irq_ticks", ls.irq_ticks);
 	emit(sink, "irq_quiet_looks", ls.irq_quiet_looks);
-	emit(sink, "irq_masked_sleeps", ls.irq_masked_sleeps);
+	emit(sink, "irq_tick_sleeps", ls.irq_tick_sleeps);
 	emit(sink, "tx_dropped", ls.tx_dropped);
 	emit(sink, "tx_completions", ls.tx_completions);
 	emit(sink, "rx_dropped_at_stop", ls.rx_dropped_at_stop);

@@ -243,6 +243,18 @@ txq_cleanup_due(const struct sirq_txq *q)
 		sirq_now_ns() - q->cleanup_ns >= SIRQ_TX_CLEANUP_INTERVAL_NS;
 }
 
+/* Is a sent packet tracked on any queue? Any thread: a peek. */
+bool
+sirq_tx_tracking(const struct sirq_tx *tx)
+{
+	uint16_t i;
+
+	for (i = 0; i < tx->nb_txq; i++)
+		if (inflight_count(tx->txq[i]) != 0)
+			return true;
+	return false;
+}
+
 /*
  * The TX-completion "interrupt", under the lock: is the oldest tracked
  * packet released, or is it time to have the PMD free what the NIC sent?

@@ -82,6 +82,7 @@ void sirq_txq_enqueue(struct sirq_tx *tx, struct sirq_txq *q,
 int sirq_txq_track(struct sirq_txq *q, struct rte_mbuf *m,
 		   struct sirq_tx_tracker *t);
 void sirq_tx_poll_begin(struct sirq_tx *tx);
+bool sirq_tx_tracking(const struct sirq_tx *tx);
 void sirq_tx_poll_end(struct sirq_tx *tx);
 bool sirq_hardirq_tx(struct sirq_tx *tx);
 void sirq_net_tx_action(struct sirq_cpu *cpu, void *arg);
