@@ -3,7 +3,7 @@
 """Figures of bench/perf-check.sh, compared with bench/perf-baseline.json.
 
     perf_check.py compare BASELINE OUT.json MB-DIR FWD.json META.json
-    perf_check.py record  BASELINE OUT.json MB-DIR FWD.json META.json
+    perf_check.py record  BASELINE OUT.json MB-DIR FWD.json META.json [--force]
 
 MB-DIR holds one sirq-microbench --json file per run (mb-*.json), FWD.json
 is bench/fwd-bench.sh's summary of the null setup with the variants
@@ -26,7 +26,11 @@ either side does not move, and a single preempted run would otherwise set
 the band (range_pct keeps the full range). compare prints one line per
 figure: "MOVED" when |change| exceeds the baseline's noise band, else
 "ok". record writes the baseline: the figures, and as each band
-max(BAND_FACTOR x spread, the figure's floor).
+max(BAND_FACTOR x spread, the figure's floor); unless --force, it writes
+nothing and exits 3 when a spread exceeds SPREAD_LIMIT_PCT (a machine
+noisy in a way the shell's count of other processes does not see: after
+a busy spell the same binary's first five of ten microbench runs took
+5.2-5.9 cycles for the direct call, the last five 4.3-4.6).
 """
 
 import glob
@@ -47,6 +51,10 @@ BAND_FACTOR = 2.0
 # over the call 2.4 %, Mpps 12.6 %, the ratio 8.1 %.
 FLOOR_PCT = {"microbench": 10.0, "microbench / call": 5.0, "fwd": 15.0,
              "fwd/ratio": 10.0}
+# Above these spreads (per cent) record refuses the measurement: quiet
+# recordings stayed under half of them.
+SPREAD_LIMIT_PCT = {"microbench": 5.0, "microbench / call": 5.0, "fwd": 10.0,
+                    "fwd/ratio": 10.0}
 MB_PREFIX = "microbench/"
 CALL_CASE = "direct call"
 
@@ -121,12 +129,16 @@ def measure(mb_dir, fwd_path):
     return figures, {"tsc_ghz": tsc, "tracepoints": runs[0].get("tracepoints")}
 
 
-def floor_of(name):
-    if name in FLOOR_PCT:
-        return FLOOR_PCT[name]
+def per_figure(table, name):
+    if name in table:
+        return table[name]
     if name.startswith(MB_PREFIX) and name.endswith(" / call"):
-        return FLOOR_PCT["microbench / call"]
-    return FLOOR_PCT[name.split("/", 1)[0]]
+        return table["microbench / call"]
+    return table[name.split("/", 1)[0]]
+
+
+def floor_of(name):
+    return per_figure(FLOOR_PCT, name)
 
 
 def machine(tsc):
@@ -156,7 +168,17 @@ def write_atomic(path, obj):
     os.replace(tmp, path)
 
 
-def record(baseline, out, figures, facts, meta):
+def record(baseline, out, figures, facts, meta, force):
+    noisy = [(n, f["spread_pct"], per_figure(SPREAD_LIMIT_PCT, n))
+             for n, f in figures.items()
+             if f["spread_pct"] > per_figure(SPREAD_LIMIT_PCT, n)]
+    for name, spread, limit in noisy:
+        print("perf-check: %s: spread %.1f %% above the %.0f %% a recording accepts (samples %s)"
+              % (name, spread, limit, " ".join("%.3g" % x for x in figures[name]["samples"])))
+    if noisy and not force:
+        write_atomic(out, {"mode": "record", "recorded": False, "baseline": baseline,
+                           **meta, "figures": figures})
+        sys.exit(3)
     for name, f in figures.items():
         f["floor_pct"] = floor_of(name)
         f["noise_pct"] = round(max(BAND_FACTOR * f["spread_pct"], f["floor_pct"]), 1)
@@ -166,6 +188,7 @@ def record(baseline, out, figures, facts, meta):
         "what": "bench/perf-check.sh baseline; rewrite with bench/perf-check.sh --record",
         "date": time.strftime("%Y-%m-%d %H:%M:%S %z"),
         "commit": meta["commit"], "dirty": meta["dirty"],
+        "forced": bool(force and noisy),
         "machine": machine(facts["tsc_ghz"]),
         "build": meta["build"],
         "method": {
@@ -192,7 +215,8 @@ def record(baseline, out, figures, facts, meta):
     for name, f in figures.items():
         print("%-*s %10s %8.1f %8.1f %8.1f" % (w, name, fmt(f["value"], f["unit"]),
                                                f["spread_pct"], f["floor_pct"], f["noise_pct"]))
-    write_atomic(out, {"mode": "record", "baseline": baseline, **meta, "figures": figures})
+    write_atomic(out, {"mode": "record", "recorded": True, "baseline": baseline,
+                       **meta, "figures": figures})
 
 
 def compare(baseline, out, figures, facts, meta):
@@ -258,13 +282,19 @@ def compare(baseline, out, figures, facts, meta):
 
 
 def main():
-    if len(sys.argv) != 7 or sys.argv[1] not in ("compare", "record"):
+    args = sys.argv[1:]
+    force = "--force" in args
+    args = [a for a in args if a != "--force"]
+    if len(args) != 6 or args[0] not in ("compare", "record"):
         sys.exit(__doc__)
-    mode, baseline, out, mb_dir, fwd, meta_path = sys.argv[1:]
+    mode, baseline, out, mb_dir, fwd, meta_path = args
     meta = load(meta_path)
     figures, facts = measure(mb_dir, fwd)
     meta["tracepoints"] = facts["tracepoints"]
-    (record if mode == "record" else compare)(baseline, out, figures, facts, meta)
+    if mode == "record":
+        record(baseline, out, figures, facts, meta, force)
+    else:
+        compare(baseline, out, figures, facts, meta)
 
 
 if __name__ == "__main__":
