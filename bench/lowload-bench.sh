@@ -86,6 +86,10 @@ number LOW_RETRY "$RETRY" 0
 for b in "$L2FWD" "$LATGEN"; do
 	[ -x "$b" ] || fail "$b missing: meson setup $BUILD -Dbuildtype=release && ninja -C $BUILD"
 done
+# The figures are those of the binaries in $BUILD: say so if the tree moved on.
+if command -v ninja >/dev/null && ! ninja -C "$BUILD" -n 2>/dev/null | grep -q 'no work to do'; then
+	echo "$BENCH: warning: $BUILD is older than the source tree (ninja -C $BUILD would rebuild); measuring it as it is" >&2
+fi
 [ -x "$TESTPMD" ] || fail "$TESTPMD missing (apt-get install dpdk, or TESTPMD=PATH)"
 
 mkdir -p "$OUT"

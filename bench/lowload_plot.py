@@ -179,11 +179,22 @@ def variant_key(v):
 
 
 def grouped(runs):
-    """{variant: {rate: [runs]}}"""
+    """{variant: {rate: [runs]}}, the undisturbed runs of each cell only
+    (all of them where every one was disturbed: see kept())."""
     g = {}
     for r in runs:
         g.setdefault(r["variant"], {}).setdefault(r["rate_pps"], []).append(r)
-    return {v: dict(sorted(g[v].items())) for v in sorted(g, key=variant_key)}
+    return {v: {rate: kept(rs) for rate, rs in sorted(g[v].items())}
+            for v in sorted(g, key=variant_key)}
+
+
+def kept(rs):
+    good = [r for r in rs if not r.get("disturbed")]
+    return good or rs
+
+
+def all_disturbed(rs):
+    return all(r.get("disturbed") for r in rs)
 
 
 def spread(rs, key, scale, f):
@@ -198,6 +209,11 @@ def spread(rs, key, scale, f):
 
 def table(runs):
     g = grouped(runs)
+    dropped = {}
+    for r in runs:
+        if r.get("disturbed"):
+            k = (r["variant"], r["rate_pps"])
+            dropped[k] = dropped.get(k, 0) + 1
     n = max(len(rs) for by in g.values() for rs in by.values())
     head = ["variant", "offered pps", "runs", "back / sent", "CPU % of a core",
             "p50 us", "p99 us", "p99.9 us", "max us", "wake-ups/s",
@@ -209,8 +225,11 @@ def table(runs):
         for rate, rs in by.items():
             sent = sum(r.get("sent") or 0 for r in rs)
             back = sum(r.get("received") or 0 for r in rs)
+            star = "*" if all_disturbed(rs) else ""
+            nd = dropped.get((v, rate), 0) if not star else 0
             lines.append("| " + " | ".join([
-                label, f"{rate:,}".replace(",", " "), str(len(rs)),
+                label, f"{rate:,}".replace(",", " "),
+                f"{len(rs)}{star}" + (f" (+{nd} disturbed)" if nd else ""),
                 f"{back}/{sent}",
                 spread(rs, "cpu_share", 100, "{:.1f}"),
                 spread(rs, "p50_us", 1, "{:.1f}"),
@@ -229,7 +248,8 @@ def table(runs):
              f"{GOAL_RATE} pps, p99 <= {GOAL_P99_US} us."]
     bad = [r for r in runs if r.get("disturbed")]
     notes.append("" if not bad else
-                 "\nDisturbed runs (something else on the CPUs): " +
+                 "\nDisturbed runs (something else on the CPUs), left out of the "
+                 "medians unless a cell has no other (marked *): " +
                  "; ".join(f"{r['variant']} {r['rate_pps']} pps round {r['round']}: "
                            f"{r['disturbed']}" for r in bad) + ".")
     return "\n".join(lines + notes) + "\n"
@@ -250,7 +270,7 @@ def esc(s):
 def nice_top(vmax):
     if vmax <= 0:
         return 1, 0.2
-    step = 10 ** math.floor(math.log10(vmax))
+    step = 10 ** (math.floor(math.log10(vmax)) - 1)
     for m in (1, 2, 5, 10):
         if vmax / (step * m) <= 5:
             step *= m
@@ -258,9 +278,11 @@ def nice_top(vmax):
     return step * math.ceil(vmax / step), step
 
 
-def panel(ox, title, ylabel, series, rates, goal, goal_label, yfmt, goal_rate=None):
+def panel(ox, title, ylabel, series, rates, goal, goal_label, yfmt, goal_rate=None,
+          top=None, label_right=False):
     """series: {variant: [(rate, value)]}; goal: a horizontal line or None,
-    marked with a cross at goal_rate if given."""
+    marked with a cross at goal_rate if given, its label at the left end
+    (or the right); top: the y axis's end (default: from the data)."""
     x0, x1 = ox + ML, ox + PW - MR
     y0, y1 = PH - MB, MT
     lo = 10 ** math.floor(math.log10(min(rates)))
@@ -269,7 +291,10 @@ def panel(ox, title, ylabel, series, rates, goal, goal_label, yfmt, goal_rate=No
         hi = lo * 10
     vmax = max([v for pts in series.values() for _, v in pts if v is not None]
                + [goal or 0])
-    top, step = nice_top(vmax * 1.08)
+    if top is None:
+        top, step = nice_top(vmax * 1.08)
+    else:
+        step = top / 5
 
     def px(r):
         a, b = math.log10(lo) - XPAD, math.log10(hi) + XPAD
@@ -311,7 +336,8 @@ def panel(ox, title, ylabel, series, rates, goal, goal_label, yfmt, goal_rate=No
         y = py(goal)
         out.append(f'<line x1="{x0}" y1="{y:.1f}" x2="{x1}" y2="{y:.1f}" stroke="#c00" '
                    'stroke-dasharray="2,3"/>')
-        out.append(f'<text x="{x0 + 4}" y="{y - 4:.1f}" text-anchor="start" fill="#c00" '
+        lx, anchor = (x1 - 4, "end") if label_right else (x0 + 4, "start")
+        out.append(f'<text x="{lx}" y="{y - 4:.1f}" text-anchor="{anchor}" fill="#c00" '
                    f'font-size="11">{esc(goal_label)}</text>')
     for v, pts in series.items():
         pts = [(r, val) for r, val in pts if val is not None]
@@ -324,7 +350,10 @@ def panel(ox, title, ylabel, series, rates, goal, goal_label, yfmt, goal_rate=No
         for r, val in pts:
             out.append(f'<circle cx="{px(r):.1f}" cy="{py(val):.1f}" r="3.5" fill="{colour}">'
                        f'<title>{esc(v)}, {r} pps: {yfmt.format(val)}</title></circle>')
-            out.append(f'<text x="{px(r) + 5:.1f}" y="{py(val) - 5:.1f}" font-size="10" '
+            # dashed: labels below and to the left of the point
+            dx, dy, anchor = (-5, 14, "end") if v in DASHED else (5, -5, "start")
+            out.append(f'<text x="{px(r) + dx:.1f}" y="{py(val) + dy:.1f}" '
+                       f'text-anchor="{anchor}" font-size="10" '
                        f'fill="{colour}">{yfmt.format(val)}</text>')
     return "\n".join(out)
 
@@ -341,7 +370,7 @@ def plot(runs):
             f'<rect width="{W}" height="{H}" fill="white"/>',
             panel(0, "forwarder CPU", "% of one core", cpu, rates,
                   GOAL_CPU * 100, f"goal: {GOAL_CPU * 100:g} % at {GOAL_RATE // 1000} kpps (x)",
-                  "{:.1f}", GOAL_RATE),
+                  "{:.1f}", GOAL_RATE, top=100, label_right=True),
             panel(PW, "forwarding latency p99", "p99 (us)", p99, rates,
                   GOAL_P99_US, f"goal: p99 {GOAL_P99_US} us", "{:.0f}")]
     for i, v in enumerate(g):
