@@ -280,6 +280,37 @@ Test(lcore_tx, sirq_tx_burst_outside_a_poll_sends_everything_before_it_returns,
 	cr_expect_eq(pool_in_use(), 0);
 }
 
+#define FWD_ROUNDS 20
+
+/*
+ * @rounds bursts of BURST_PKTS numbered packets into the port's Rx ring,
+ * each taken back from the wire, in order, before the next.
+ */
+static void
+forward_rounds(struct rte_ring *rx, unsigned int rounds)
+{
+	struct rte_mbuf *m[BURST_PKTS];
+	unsigned int round, n, i;
+
+	for (round = 0; round < rounds; round++) {
+		alloc_numbered(m, BURST_PKTS);
+		cr_assert_eq(rte_ring_enqueue_bulk(rx, (void **)m, BURST_PKTS,
+						   NULL), BURST_PKTS);
+		for (n = 0; n < BURST_PKTS;) {
+			unsigned int got = rte_ring_dequeue_burst(wire, (void **)m,
+								  BURST_PKTS - n, NULL);
+
+			for (i = 0; i < got; i++)
+				cr_expect_eq(*rte_pktmbuf_mtod(m[i], uint64_t *),
+					     n + i, "in order");
+			rte_pktmbuf_free_bulk(m, got);
+			n += got;
+			if (got == 0)
+				usleep(100);
+		}
+	}
+}
+
 /* An Rx function that sends every packet on, one sirq_tx() at a time. */
 struct poll_fwd {
 	int txq;
@@ -333,35 +364,17 @@ Test(lcore_tx, a_polls_burst_leaves_in_one_call_whatever_its_size, .timeout = 30
 	struct sirq_lcore *lc = ring_port_lcore(&s);
 	struct poll_fwd f = { .txq = s.txq };
 	struct rte_ring *rx = rte_ring_lookup("rx");
-	struct rte_mbuf *m[BURST_PKTS];
 	struct sirq_lcore_stats ls;
-	unsigned int round, n, i;
 
 	cr_assert(rx != NULL);
 	cr_assert_eq(sirq_lcore_add_rx_queue(lc, (uint16_t)s.port, 0,
 					     forward_burst, &f), 0);
 	dispatcher_launch(lc);
-	for (round = 0; round < 20; round++) {
-		alloc_numbered(m, BURST_PKTS);
-		cr_assert_eq(rte_ring_enqueue_bulk(rx, (void **)m, BURST_PKTS,
-						   NULL), BURST_PKTS);
-		for (n = 0; n < BURST_PKTS;) {
-			unsigned int got = rte_ring_dequeue_burst(wire, (void **)m,
-								  BURST_PKTS - n, NULL);
-
-			for (i = 0; i < got; i++)
-				cr_expect_eq(*rte_pktmbuf_mtod(m[i], uint64_t *),
-					     n + i, "in order");
-			rte_pktmbuf_free_bulk(m, got);
-			n += got;
-			if (got == 0)
-				usleep(100);
-		}
-	}
+	forward_rounds(rx, FWD_ROUNDS);
 	dispatcher_join(lc);
 	sirq_lcore_stats_get(lc, &ls);
 
-	cr_expect_eq(ls.tx_packets, 20 * BURST_PKTS);
+	cr_expect_eq(ls.tx_packets, FWD_ROUNDS * BURST_PKTS);
 	cr_expect_gt(ls.rx_polls, 0);
 	cr_expect_eq(ls.tx_bursts, f.polls, "%" PRIu64 " bursts for %" PRIu64
 		     " polls of up to %u packets", ls.tx_bursts, f.polls,
@@ -383,32 +396,14 @@ Test(lcore_tx, a_napi_polls_sends_leave_in_one_burst_at_its_end_and_net_tx_never
 	struct sirq_lcore *lc = ring_port_lcore(&s);
 	struct poll_fwd f = { .txq = s.txq };
 	struct rte_ring *rx = rte_ring_lookup("rx");
-	struct rte_mbuf *m[BURST_PKTS];
 	struct sirq_lcore_stats ls;
 	struct sirq_stats st;
-	unsigned int round, n, i;
 
 	cr_assert(rx != NULL);
 	cr_assert_eq(sirq_lcore_add_rx_queue(lc, (uint16_t)s.port, 0,
 					     forward_one_by_one, &f), 0);
 	dispatcher_launch(lc);
-	for (round = 0; round < 20; round++) {
-		alloc_numbered(m, BURST_PKTS);
-		cr_assert_eq(rte_ring_enqueue_bulk(rx, (void **)m, BURST_PKTS,
-						   NULL), BURST_PKTS);
-		for (n = 0; n < BURST_PKTS;) {
-			unsigned int got = rte_ring_dequeue_burst(wire, (void **)m,
-								  BURST_PKTS - n, NULL);
-
-			for (i = 0; i < got; i++)
-				cr_expect_eq(*rte_pktmbuf_mtod(m[i], uint64_t *),
-					     n + i, "in order");
-			rte_pktmbuf_free_bulk(m, got);
-			n += got;
-			if (got == 0)
-				usleep(100);
-		}
-	}
+	forward_rounds(rx, FWD_ROUNDS);
 	dispatcher_join(lc);
 	sirq_lcore_stats_get(lc, &ls);
 	sirq_stats_get(sirq_lcore_cpu(lc), &st);
@@ -417,7 +412,7 @@ Test(lcore_tx, a_napi_polls_sends_leave_in_one_burst_at_its_end_and_net_tx_never
 	cr_expect_gt(f.polls, 0);
 	cr_expect_eq(ls.tx_bursts, f.bursts_expected,
 		     "one burst per full buffer and one per poll's rest");
-	cr_expect_eq(ls.tx_packets, 20 * BURST_PKTS);
+	cr_expect_eq(ls.tx_packets, FWD_ROUNDS * BURST_PKTS);
 	cr_expect_eq(st.runs[SIRQ_NET_TX][SIRQ_CTX_INLINE] +
 		     st.runs[SIRQ_NET_TX][SIRQ_CTX_WORKER], 0,
 		     "NET_TX never ran: nothing to complete");
