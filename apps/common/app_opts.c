@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <rte_cfgfile.h>
 #include <rte_common.h>
@@ -280,7 +281,18 @@ load_config(const char *prog, const char *path,
 	char err[APP_ERR_LEN];
 	struct rte_cfgfile *cfg;
 	int nb_sec, s, rc = 0;
+	struct stat st;
 
+	/*
+	 * A regular file only: rte_cfgfile_load() reads a character device
+	 * such as /dev/zero or /dev/full, or a FIFO, without end (found by
+	 * fuzz_app_cli).
+	 */
+	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+		fprintf(stderr, "%s: --config: '%s' is not a regular file\n",
+			prog, path);
+		return APP_EXIT_USAGE;
+	}
 	cfg = rte_cfgfile_load(path, 0);
 	if (cfg == NULL) {
 		fprintf(stderr, "%s: --config: cannot read '%s'\n", prog, path);

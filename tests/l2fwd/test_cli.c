@@ -288,6 +288,14 @@ Test(l2fwd_cli, receiver_bad_value_in_config_is_refused_before_eal)
 	expect_refused(args, line);
 }
 
+/* Read without end, it would hang the parser (fuzz_app_cli found it). */
+Test(l2fwd_cli, config_that_is_a_device_is_refused_before_eal)
+{
+	const char *args[] = { "--config", "/dev/zero", NULL };
+
+	expect_refused(args, PROG "--config: '/dev/zero' is not a regular file");
+}
+
 Test(l2fwd_cli, missing_config_file_is_refused_before_eal)
 {
 	char path[512], line[600];
