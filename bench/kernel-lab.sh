@@ -1,75 +1,98 @@
 #!/usr/bin/env bash
-# Kernel lab: the policy lab's two scenarios against this machine's own
-# kernel, whose softirq policy (Linux >= 6.5) is libsirq's `mainline`
-# (DESIGN.md, "Two scenarios"). Two network namespaces joined by a veth
-# pair; the receiver's side has its receive path steered onto CPU 1 by RPS
-# (rx-0/rps_cpus), so NET_RX for it runs on CPU 1, and every sender and
-# client runs on CPU 0.
+# Kernel lab: the seed's scenarios on a real kernel, and libsirq beside it
+# on the same kernel and scheduler (DESIGN.md, "Two scenarios"; issue 20).
 #
-#   flood    udp-flood on CPU 0 sends 18-byte datagrams with sendmmsg(), flat
-#            out or paced (KLAB_RATES); udp-sink on CPU 1 (SCHED_OTHER)
-#            reads them with recvmmsg() and spends KLAB_COSTS ns of CPU on
-#            each: received pps, the socket's drops, the split of CPU 1
-#            (4cd13c21b207's UDP flood).
-#   stall    a kernel TCP echo server (tcp-echo-client --serve, epoll) on
-#            CPU 1 with cpu-hog on CPU 1 (the policy lab's stall load: six
-#            threads keeping the CPU 10 ms at random moments, 40 ms apart on
-#            average); the client of bench/tcp-bench.sh on CPU 0: echo RTT
-#            percentiles, retransmissions; netrx-probe's ICMP echoes (answered
-#            inside NET_RX on CPU 1) for NET_RX waits and waits >= 8 ms.
-#   libsirq  the same udp-flood, paced, into l2fwd-sirq on CPU 1 (irq mode,
-#            KLAB_POLICY) through the veth end (net_af_packet) instead of the
-#            kernel's receive path, as a receiver (--receiver: NET_RX spends
-#            KLAB_PROTO a packet, a reader thread on CPU 1 spends each of
-#            KLAB_COSTS): what libsirq's reader receives at the same rate.
-#            The receiver's veth has no address and no RPS there: the
-#            kernel's part (veth to the packet socket's ring) runs on the
-#            sender's CPU, as a NIC's DMA would, and CPU 1 is libsirq's.
+# Kernels (KLAB_KERNEL, several run one after the other):
+#   host           this machine's kernel (6.18: mainline on EEVDF)
+#   6.1            Debian's linux-image-cloud-amd64 as shipped: CFS, and
+#                  ksoftirqd_running() of 4cd13c21b207 (libsirq `ksoftirqd`)
+#   6.1+kicinski   Linux 6.1 with the seed's patches 002-004 (`kicinski`)
+#   6.1+mainline   Linux 6.1 with d15121be7485 (`mainline`)
+# A 6.1 kernel runs in the guest lab (scripts/guest.sh: QEMU, 2 CPUs, the
+# host's root over virtiofs); the patched ones are built and cached by
+# scripts/kernel-build.sh (28 minutes the first time). Inside, this script
+# runs again and writes its runs to the share.
 #
-#   KLAB_SCENARIOS="flood stall libsirq"   (default all three)
-#   KLAB_RUNS=N          runs of each case (default 3)
-#   KLAB_SECONDS=S       seconds measured per run, after 1 s of warm-up (default 10)
-#   KLAB_COSTS="0 1000 3000"   receiver's CPU work per datagram, ns
-#   KLAB_RATES="0 300000"      sender's packets/s; 0: as fast as it goes
-#   KLAB_SIZE=18         UDP payload bytes
-#   KLAB_RCVBUF=BYTES    receiver's SO_RCVBUF (default: the kernel's rmem_default)
-#   KLAB_STALL_HOG="--threads 6 --hold 10 --period 40"   cpu-hog options
-#   KLAB_CONNS=8         connections of the stall client
-#   KLAB_RTO_MIN=1ms     rto_min of the client's route (as tcp-bench.sh)
-#   KLAB_POLICY="mainline"   l2fwd-sirq's policies (e.g. "mainline ksoftirqd")
-#   KLAB_PROTO=1us       libsirq's NET_RX cost a packet (the kernel's path
-#                        to the socket is of that order here)
-#   KLAB_LIBSIRQ_OPTS="..."   instead of the receiver per cost: these
-#                        l2fwd-sirq options, once per rate (e.g. none: it
-#                        forwards into net_null)
+# Two network namespaces joined by a veth pair. The sender or client runs
+# on CPU 0; the receiver, its NET_RX and the stall load on CPU 1.
 #
-# Results: out/kernel-lab/ (one JSON per run, logs), out/kernel-lab.json
-# (all runs) and out/kernel-lab.md (tables, bench/kernel_lab.py). Root
-# only. Default: about 6 minutes.
+# Scenarios (KLAB_SCENARIOS), each on both systems (KLAB_SYSTEMS):
+#   flood    udp-flood on CPU 0 sends KLAB_SIZE-byte datagrams flat out (or
+#            at KLAB_RATES). kernel: udp-sink on CPU 1 reads them, the veth
+#            end's receive path steered onto CPU 1 by RPS; libsirq:
+#            l2fwd-sirq on CPU 1 (irq mode) receives from the veth end
+#            through net_af_packet into its UDP-like receiver (--receiver,
+#            KLAB_RECEIVER). received_pps: what the application read.
+#   stall    the patch's load on CPU 1 (KLAB_LOAD: six threads keeping the
+#            CPU 6 ms at random moments 40 ms apart, about 90 %) and a
+#            request/response TCP load from CPU 0 (KLAB_CONNS connections,
+#            64..4096 B, 1 ms apart, rto_min KLAB_RTO_MIN). kernel: an
+#            epoll echo server and cpu-hog; NET_RX waits from raise to
+#            entry on CPU 1 in the softirq tracepoints (bench/
+#            softirq_trace.py); libsirq: tcp-echo over net_af_packet in irq
+#            mode with --app-load, its own NET_RX waits. stalls_per_s:
+#            NET_RX waits >= 8 ms a second.
+#   retrans  the same runs as stall (one run gives both rows when both are
+#            asked for): the client's TcpRetransSegs.
+#
+#   KLAB_KERNEL="host"         kernels, see above
+#   KLAB_SCENARIOS="stall flood retrans"
+#   KLAB_SYSTEMS="kernel libsirq"
+#   KLAB_POLICY="..."          libsirq's policies (default: all four on
+#                              host and 6.1, the kernel's own on a patched 6.1)
+#   KLAB_RUNS=N                runs of each case (default 3)
+#   KLAB_SECONDS=S             seconds measured per run, after 1 s of warm-up (default 10)
+#   KLAB_RATES="0"             sender's packets/s; 0: as fast as it goes
+#   KLAB_COSTS="0"             receiver's CPU work per datagram, ns
+#   KLAB_SIZE=18               UDP payload bytes
+#   KLAB_RCVBUF=BYTES          udp-sink's SO_RCVBUF (default: rmem_default)
+#   KLAB_RECEIVER=SPEC         libsirq's flood receiver (--receiver), COST
+#                              standing for the cost; default auto: NET_RX
+#                              and the reader spend per datagram what this
+#                              kernel's did (calibrate_receiver), and
+#                              rcvbuf=256 (about rmem_default's datagrams)
+#   KLAB_LOAD=SPEC             the stall load, --app-load syntax (default
+#                              hold=6ms,period=40ms,random,threads=6)
+#   KLAB_CONNS=8               connections of the stall client
+#   KLAB_RTO_MIN=1ms           rto_min of the client's route
+#   KLAB_BUILD=build           the build directory of the binaries
+#   KLAB_OUT=out/kernel-lab    the runs' directory; the results beside it
+#
+# Results: out/kernel-lab/ (per run, and per guest kernel a directory),
+# out/kernel-lab.json ("runs": one object per run with kernel, release,
+# system, policy, scenario and stalls_per_s, received_pps or retrans_segs;
+# "kernels": the softirq symbols each kernel has; "summary", "claims")
+# and out/kernel-lab.md (bench/kernel_lab.py). Root only. About 4 minutes
+# a guest kernel with KLAB_RUNS=1 and one policy.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-SCENARIOS=${KLAB_SCENARIOS:-flood stall libsirq}
+KERNELS=${KLAB_KERNEL:-host}
+SCENARIOS=${KLAB_SCENARIOS:-stall flood retrans}
+SYSTEMS=${KLAB_SYSTEMS:-kernel libsirq}
 RUNS=${KLAB_RUNS:-3}
 SECONDS_PER_RUN=${KLAB_SECONDS:-10}
 WARMUP=1
-COSTS=${KLAB_COSTS:-0 1000 3000}
-RATES=${KLAB_RATES:-0 300000}
+COSTS=${KLAB_COSTS:-0}
+RATES=${KLAB_RATES:-0}
 SIZE=${KLAB_SIZE:-18}
 RCVBUF=()
 [ -z "${KLAB_RCVBUF:-}" ] || RCVBUF=(--rcvbuf "$KLAB_RCVBUF")
-read -r -a HOG <<<"${KLAB_STALL_HOG:---threads 6 --hold 10 --period 40}"
+RECEIVER=${KLAB_RECEIVER:-auto}
+LOAD=${KLAB_LOAD:-hold=6ms,period=40ms,random,threads=6}
 CONNS=${KLAB_CONNS:-8}
 RTO_MIN=${KLAB_RTO_MIN:-1ms}
-POLICIES=${KLAB_POLICY:-mainline}
-PROTO=${KLAB_PROTO:-1us}
-read -r -a LIBSIRQ_OPTS <<<"${KLAB_LIBSIRQ_OPTS:-}"
 TX_CPU=0
 RX_CPU=1
-BIN=build/bench
-CLIENT=build/apps/tcp-echo/tcp-echo-client
-L2FWD=build/apps/l2fwd-sirq/l2fwd-sirq
-OUT=out/kernel-lab
+BUILD=${KLAB_BUILD:-build}
+BIN=$BUILD/bench
+CLIENT=$BUILD/apps/tcp-echo/tcp-echo-client
+ECHO=$BUILD/apps/tcp-echo/tcp-echo
+L2FWD=$BUILD/apps/l2fwd-sirq/l2fwd-sirq
+# Inside a guest: the kernel's name, and the share to write to.
+INSIDE=${KLAB_INSIDE:-}
+OUT=${KLAB_OUT:-out/kernel-lab}
+OUT=${OUT%/}
 NS_TX=klab$$-tx
 NS_RX=klab$$-rx
 VETH_TX=kl$$t
@@ -87,16 +110,56 @@ fail() {
 }
 
 [ "$(id -u)" -eq 0 ] ||
-	fail "needs root (network namespaces, RPS, raw ICMP, SCHED_FIFO for l2fwd-sirq); nothing was done"
+	fail "needs root (network namespaces, RPS, tracefs, guests, SCHED_FIFO for libsirq); nothing was done"
+for s in $SCENARIOS; do
+	case $s in stall | flood | retrans) ;;
+	*) fail "KLAB_SCENARIOS: unknown scenario '$s' (stall, flood, retrans)" ;;
+	esac
+done
+for s in $SYSTEMS; do
+	case $s in kernel | libsirq) ;;
+	*) fail "KLAB_SYSTEMS: unknown system '$s' (kernel, libsirq)" ;;
+	esac
+done
+for k in $KERNELS; do
+	case $k in host | 6.1 | 6.1+kicinski | 6.1+mainline) ;;
+	*) fail "KLAB_KERNEL: unknown kernel '$k' (host, 6.1, 6.1+kicinski, 6.1+mainline)" ;;
+	esac
+done
+for v in RUNS SECONDS_PER_RUN SIZE CONNS; do
+	case ${!v} in '' | *[!0-9]* | 0) fail "$v must be a number > 0, not '${!v}'" ;; esac
+done
 for t in udp-flood udp-sink cpu-hog netrx-probe; do
 	[ -x "$BIN/$t" ] || fail "$BIN/$t missing; run ninja -C build"
 done
+command -v ethtool >/dev/null || fail "ethtool missing: scripts/install-deps.sh installs it"
+for t in "$CLIENT" "$ECHO" "$L2FWD"; do
+	[ -x "$t" ] || fail "$t missing; run ninja -C build"
+done
 [ "$(nproc)" -ge 2 ] || fail "needs CPUs $TX_CPU and $RX_CPU"
+
+# The stall load in cpu-hog's terms: the same threads as --app-load.
+hog_threads=3 hog_hold="" hog_period="" hog_random=0
+IFS=, read -r -a load_kv <<<"$LOAD"
+for o in "${load_kv[@]}"; do
+	case $o in
+	hold=*ms) hog_hold=${o#hold=}; hog_hold=${hog_hold%ms} ;;
+	period=*ms) hog_period=${o#period=}; hog_period=${hog_period%ms} ;;
+	threads=*) hog_threads=${o#threads=} ;;
+	random) hog_random=1 ;;
+	*) fail "KLAB_LOAD: '$o' has no cpu-hog equivalent (hold=Nms, period=Nms, threads=N, random)" ;;
+	esac
+done
+for v in hog_threads hog_hold hog_period; do
+	case ${!v} in '' | *[!0-9]*) fail "KLAB_LOAD '$LOAD': needs hold=Nms and period=Nms, and threads=N a number" ;; esac
+done
+HOG=(--threads "$hog_threads" --hold "$hog_hold" --period "$hog_period")
+[ "$hog_random" = 1 ] || HOG+=(--fixed)
 
 # Background processes are started as "ip netns exec NS PROG" (ip execs
 # PROG), never through a shell function, so that $! is PROG itself.
 # Nothing of a run outlives the script: its processes, its namespaces
-# (which take the veth pair with them), l2fwd-sirq's runtime directory.
+# (which take the veth pair with them), DPDK's runtime directories.
 cleanup() {
 	local p
 	for p in "${pids[@]}"; do
@@ -126,8 +189,10 @@ in_ns_wait() {	# netns command...
 }
 
 # The two namespaces and the veth pair. kernel: the receiver's end has
-# RX_IP and RPS onto RX_CPU; libsirq: no address, no RPS, and a static
-# neighbour entry so the sender needs no ARP answer.
+# RX_IP and RPS onto RX_CPU; libsirq: no address and no RPS (the kernel's
+# part, veth to the packet socket's ring, runs on the sender's CPU, as a
+# NIC's DMA would; CPU 1 is libsirq's), and for the flood a static
+# neighbour entry, as nothing answers ARP there.
 net_up() {	# kernel|libsirq
 	ip netns add "$NS_TX"
 	ip netns add "$NS_RX"
@@ -137,17 +202,22 @@ net_up() {	# kernel|libsirq
 	ip -n "$NS_TX" addr add "$TX_IP/24" dev "$VETH_TX"
 	ip -n "$NS_TX" link set "$VETH_TX" up
 	ip -n "$NS_RX" link set "$VETH_RX" up
+	# A packet socket sees the kernel's TCP and UDP segments with their
+	# checksums left to the device (CHECKSUM_PARTIAL); lwIP needs them done.
+	[ "$1" = kernel ] || in_tx ethtool -K "$VETH_TX" tx off >/dev/null
 	if [ "$1" = kernel ]; then
 		ip -n "$NS_RX" addr add "$RX_IP/24" dev "$VETH_RX"
 		in_rx sh -c "printf '%x' $((1 << RX_CPU)) > /sys/class/net/$VETH_RX/queues/rx-0/rps_cpus"
-	else
-		ip -n "$NS_TX" neigh replace "$RX_IP" dev "$VETH_TX" \
-			lladdr "$(in_rx cat /sys/class/net/"$VETH_RX"/address)"
 	fi
 	# Route with rto_min, as tcp-bench.sh: a stalled receiver costs real
 	# retransmissions instead of hiding under the 200 ms default.
 	ip -n "$NS_TX" route change "$NET.0/24" dev "$VETH_TX" proto kernel scope link \
 		src "$TX_IP" rto_min "$RTO_MIN"
+}
+
+static_neigh() {
+	ip -n "$NS_TX" neigh replace "$RX_IP" dev "$VETH_TX" \
+		lladdr "$(in_rx cat /sys/class/net/"$VETH_RX"/address)"
 }
 
 net_down() {
@@ -159,18 +229,29 @@ record() {	# json-object-text
 	echo "$1" >>"$OUT/runs.jsonl"
 }
 
+# What every run names: where it ran.
+where() {	# system policy scenario
+	printf '"kernel": "%s", "release": "%s", "system": "%s", "policy": %s, "scenario": "%s"' \
+		"$KERNEL" "$(uname -r)" "$1" "$([ "$2" = - ] && echo null || echo "\"$2\"")" "$3"
+}
+
 loadavg() {
 	cut -d' ' -f1 /proc/loadavg
 }
 
+wanted() {	# scenario
+	case " $SCENARIOS " in *" $1 "*) return 0 ;; esac
+	return 1
+}
+
 # udp-sink on RX_CPU, then udp-flood on TX_CPU; both measure the same
 # window after WARMUP seconds.
-run_flood() {	# rate cost run
+run_flood() {	# rate cost run|calibration
 	local rate=$1 cost=$2 run=$3 tag=flood-r$1-c$2-$3 sp load
 	load=$(loadavg)
-	echo "   flood rate ${rate:-0} pps, cost $cost ns, run $run (load $load)"
+	echo "   kernel flood: rate $rate pps, cost $cost ns, run $run (load $load)"
 	ip netns exec "$NS_RX" "$BIN/udp-sink" --bind "$RX_IP:$PORT" --cpu "$RX_CPU" --cost-ns "$cost" \
-		"${RCVBUF[@]}" --warmup "$WARMUP" --duration "$SECONDS_PER_RUN" \
+		${RCVBUF[@]+"${RCVBUF[@]}"} --warmup "$WARMUP" --duration "$SECONDS_PER_RUN" \
 		--json "$OUT/$tag-sink.json" 2>"$OUT/$tag-sink.log" &
 	sp=$!
 	pids+=("$sp")
@@ -184,7 +265,8 @@ run_flood() {	# rate cost run
 		fail "udp-flood failed; see $OUT/$tag-flood.log"
 	wait "$sp" || fail "udp-sink failed; see $OUT/$tag-sink.log"
 	pids=()
-	record "{\"scenario\": \"flood\", \"system\": \"kernel\", \"rate\": $rate, \"cost_ns\": $cost, \"run\": $run, \"loadavg\": $load, \"sink\": $(cat "$OUT/$tag-sink.json"), \"flood\": $(cat "$OUT/$tag-flood.json")}"
+	[ "$run" != calibration ] || return 0
+	record "{$(where kernel - flood), \"received_pps\": $(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["received_pps"])' "$OUT/$tag-sink.json"), \"rate\": $rate, \"cost_ns\": $cost, \"run\": $run, \"loadavg\": $load, \"sink\": $(cat "$OUT/$tag-sink.json"), \"flood\": $(cat "$OUT/$tag-flood.json")}"
 }
 
 # TCP and ICMP counters of a namespace, one "name value" a line.
@@ -194,10 +276,35 @@ snmp() {	# netns
 		{ prev = $1; p = $1; sub(":", "", p); for (i = 2; i <= NF; i++) h[i] = $i }'
 }
 
+# The stall and retrans rows of one run (the same run, when both are
+# asked for). $1: the fields common to both; $2: the stall's; $3: the
+# retrans's.
+record_stall() {	# system policy common stall-fields retrans-fields
+	if wanted stall; then
+		record "{$(where "$1" "$2" stall), $4, $3}"
+	fi
+	if wanted retrans; then
+		record "{$(where "$1" "$2" retrans), $5, $3}"
+	fi
+}
+
+# The request/response client on TX_CPU for one window; JSON to $1.
+stall_client() {	# json
+	in_ns_wait "$NS_TX" taskset -c "$TX_CPU" "$CLIENT" --addr "$RX_IP" --conns "$CONNS" \
+		--duration "$SECONDS_PER_RUN" --min-size 64 --max-size 4096 --gap-us 1000 \
+		--timeout 30 --json "$1" || fail "tcp-echo-client failed; see $1"
+}
+
+json_get() {	# file python-expression-on-d
+	python3 -c 'import json,sys; d = json.load(sys.stdin if sys.argv[1] == "-" else open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2"
+}
+
+# Kernel: echo server and cpu-hog on RX_CPU, the client and netrx-probe's
+# ICMP echoes on TX_CPU, the softirq tracepoints over the window.
 run_stall() {	# run
 	local run=$1 tag=stall-$1 sp hp pp load
 	load=$(loadavg)
-	echo "   stall run $run (load $load): echo server and cpu-hog ${HOG[*]} on CPU $RX_CPU"
+	echo "   kernel stall: run $run (load $load): echo server and cpu-hog ${HOG[*]} on CPU $RX_CPU"
 	ip netns exec "$NS_RX" taskset -c "$RX_CPU" "$CLIENT" --serve --addr "$RX_IP" --port 7 \
 		>"$OUT/$tag-server.log" 2>&1 &
 	sp=$!
@@ -215,117 +322,281 @@ run_stall() {	# run
 	hp=$!
 	pids+=("$hp")
 	sleep "$WARMUP"
+	python3 bench/softirq_trace.py start || fail "cannot trace the softirqs (tracefs)"
 	ip netns exec "$NS_TX" "$BIN/netrx-probe" --dst "$RX_IP" --cpu "$TX_CPU" --duration "$SECONDS_PER_RUN" \
 		--json "$OUT/$tag-probe.json" &
 	pp=$!
 	pids+=("$pp")
-	in_ns_wait "$NS_TX" taskset -c "$TX_CPU" "$CLIENT" --addr "$RX_IP" --conns "$CONNS" \
-		--duration "$SECONDS_PER_RUN" --min-size 64 --max-size 4096 --gap-us 1000 \
-		--timeout 30 --json "$OUT/$tag-client.json" ||
-		fail "tcp-echo-client failed; see $OUT/$tag-client.json"
+	stall_client "$OUT/$tag-client.json"
+	python3 bench/softirq_trace.py stop --cpu "$RX_CPU" --seconds "$SECONDS_PER_RUN" \
+		--json "$OUT/$tag-trace.json" || fail "softirq trace incomplete; see $OUT/$tag-trace.json"
 	wait "$pp" || fail "netrx-probe failed"
 	snmp "$NS_RX" >"$OUT/$tag-server-snmp.after"
 	wait "$hp" || fail "cpu-hog failed"
 	kill -TERM "$sp"
 	wait "$sp" || true
 	pids=()
-	record "{\"scenario\": \"stall\", \"system\": \"kernel\", \"run\": $run, \"loadavg\": $load, \"client\": $(cat "$OUT/$tag-client.json"), \"probe\": $(cat "$OUT/$tag-probe.json"), \"hog\": $(cat "$OUT/$tag-hog.json"), \"server_snmp\": $(python3 bench/kernel_lab.py --snmp-delta "$OUT/$tag-server-snmp.before" "$OUT/$tag-server-snmp.after")}"
+	record_stall kernel - \
+		"\"run\": $run, \"loadavg\": $load, \"client\": $(cat "$OUT/$tag-client.json"), \"probe\": $(cat "$OUT/$tag-probe.json"), \"hog\": $(cat "$OUT/$tag-hog.json"), \"trace\": $(cat "$OUT/$tag-trace.json"), \"server_snmp\": $(python3 bench/kernel_lab.py --snmp-delta "$OUT/$tag-server-snmp.before" "$OUT/$tag-server-snmp.after")" \
+		"\"stalls_per_s\": $(json_get "$OUT/$tag-trace.json" 'd["vectors"]["NET_RX"]["stalls_per_s"]')" \
+		"\"retrans_segs\": $(json_get "$OUT/$tag-client.json" 'd["tcp"]["RetransSegs"]')"
 }
 
-# l2fwd-sirq on RX_CPU: port 0 the veth end (net_af_packet), port 1 a
-# net_null that only transmits; the window is between two SIGUSR1 reports.
-run_libsirq() {	# rate cost|- run
-	local rate=$1 cost=$2 run=$3 tag=libsirq-$POLICY-r$1-c$2-$3 lp fp load cost_json=null
-	local report=$OUT/$tag.json log=$OUT/$tag.log opts=("${LIBSIRQ_OPTS[@]}")
-	if [ "$cost" != - ]; then
-		opts=(--receiver "proto=$PROTO,app=${cost}ns,threads=1")
-		cost_json=$cost
-	fi
-	load=$(loadavg)
-	echo "   libsirq rate $rate pps, run $run (load $load): l2fwd-sirq --policy $POLICY --mode irq ${opts[*]}"
-	ip netns exec "$NS_RX" stdbuf -oL "$L2FWD" -l "$RX_CPU" --no-huge -m 256 --no-pci --file-prefix="$PREFIX" \
-		--vdev=net_af_packet0,iface="$VETH_RX" --vdev=net_null0,no-rx=1 -- \
-		-T 0 --mode irq --policy "$POLICY" --report "$report" "${opts[@]}" \
-		>"$log" 2>&1 &
-	lp=$!
-	pids+=("$lp")
-	until grep -Eqs ' (forwards|receives) ' "$log"; do
-		kill -0 "$lp" 2>/dev/null || fail "l2fwd-sirq exited; see $log"
+# A DPDK app on RX_CPU with the veth end as its port (net_af_packet), up
+# when its log has READY; its pid in $app.
+app=""
+app_start() {	# log ready-pattern prog args...
+	local log=$1 ready=$2
+	shift 2
+	ip netns exec "$NS_RX" stdbuf -oL "$@" >"$log" 2>&1 &
+	app=$!
+	pids+=("$app")
+	until grep -Eqs "$ready" "$log"; do
+		kill -0 "$app" 2>/dev/null || fail "$(basename "$1") exited; see $log"
 		sleep 0.05
 	done
+}
+
+app_stop() {	# log
+	kill -INT "$app"
+	wait "$app" || fail "$(basename "$1") exited with $?; see $1"
+	app=""
+	pids=()
+	rm -rf /var/run/dpdk/"$PREFIX"*
+}
+
+eal() {	# the EAL arguments of the app on RX_CPU
+	echo -l "$RX_CPU" --no-huge -m 256 --no-pci --file-prefix="$PREFIX" \
+		--vdev=net_af_packet0,iface="$VETH_RX"
+}
+
+# The receiver spec for a cost: COST+N (ns) summed, else COST replaced.
+receiver_spec() {	# cost
+	local r=$RECEIVER
+	while [[ $r =~ COST\+([0-9]+) ]]; do
+		r=${r/COST+${BASH_REMATCH[1]}/$(($1 + BASH_REMATCH[1]))}
+	done
+	echo "${r//COST/$1}"
+}
+
+# libsirq's flood: l2fwd-sirq on RX_CPU, port 0 the veth end, port 1 a
+# net_null that only transmits; the window is between two SIGUSR1 reports.
+run_libsirq_flood() {	# policy rate cost run
+	local policy=$1 rate=$2 cost=$3 run=$4 tag fp load recv w
+	tag=libsirq-$policy-r$rate-c$cost-$run
+	local report=$OUT/$tag.json log=$OUT/$tag.log
+	recv=$(receiver_spec "$cost")
+	load=$(loadavg)
+	echo "   libsirq flood: $policy, rate $rate pps, cost $cost ns, run $run (load $load): --receiver $recv"
+	# shellcheck disable=SC2046 # eal gives several words
+	app_start "$log" ' (forwards|receives) ' "$L2FWD" $(eal) --vdev=net_null0,no-rx=1 -- \
+		-T 0 --mode irq --policy "$policy" --report "$report" --receiver "$recv"
 	ip netns exec "$NS_TX" "$BIN/udp-flood" --dst "$RX_IP:$PORT" --cpu "$TX_CPU" --rate "$rate" \
 		--size "$SIZE" --warmup "$WARMUP" --duration "$SECONDS_PER_RUN" \
 		--json "$OUT/$tag-flood.json" 2>"$OUT/$tag-flood.log" &
 	fp=$!
 	pids+=("$fp")
 	sleep "$WARMUP" & wait $!
-	snapshot "$lp" "$report" "$OUT/$tag.start.json" "$log"
+	snapshot "$app" "$report" "$OUT/$tag.start.json" "$log"
 	sleep "$SECONDS_PER_RUN" & wait $!
-	snapshot "$lp" "$report" "$OUT/$tag.end.json" "$log"
+	snapshot "$app" "$report" "$OUT/$tag.end.json" "$log"
 	wait "$fp" || fail "udp-flood failed; see $OUT/$tag-flood.log"
-	kill -INT "$lp"
-	wait "$lp" || fail "l2fwd-sirq exited with $?; see $log"
-	pids=()
-	rm -rf /var/run/dpdk/"$PREFIX"*
-	record "{\"scenario\": \"flood\", \"system\": \"libsirq\", \"policy\": \"$POLICY\", \"rate\": $rate, \"cost_ns\": $cost_json, \"run\": $run, \"loadavg\": $load, \"opts\": \"${opts[*]}\", \"start_report\": \"$OUT/$tag.start.json\", \"end_report\": \"$OUT/$tag.end.json\", \"flood\": $(cat "$OUT/$tag-flood.json")}"
+	app_stop "$log"
+	w=$(python3 bench/kernel_lab.py --libsirq-window "$OUT/$tag.start.json" "$OUT/$tag.end.json")
+	record "{$(where libsirq "$policy" flood), \"received_pps\": $(json_get - 'd["received_pps"]' <<<"$w"), \"rate\": $rate, \"cost_ns\": $cost, \"run\": $run, \"loadavg\": $load, \"opts\": \"--receiver $recv\", \"window\": $w, \"flood\": $(cat "$OUT/$tag-flood.json")}"
 }
 
-# The report of the running l2fwd-sirq (SIGUSR1), moved to DST.
+# libsirq's stall: tcp-echo on RX_CPU in irq mode over the veth end with
+# the stall load as its --app-load; the same client on TX_CPU. Its NET_RX
+# waits from its report, over the window (two SIGUSR1 reports).
+run_libsirq_stall() {	# policy run
+	local policy=$1 run=$2 tag load
+	tag=libsirq-stall-$policy-$run
+	local report=$OUT/$tag.json log=$OUT/$tag.log
+	load=$(loadavg)
+	echo "   libsirq stall: $policy, run $run (load $load): tcp-echo --app-load $LOAD"
+	# shellcheck disable=SC2046 # eal gives several words
+	app_start "$log" ', MAC ' "$ECHO" $(eal) -- --ip "$RX_IP/24" -T 0 --mode irq \
+		--policy "$policy" --app-load "$LOAD" --report "$report"
+	in_tx "$CLIENT" --addr "$RX_IP" --conns 1 --messages 1 --max-size 64 \
+		--json /dev/null --timeout 10 || fail "no echo from tcp-echo; see $log"
+	snapshot "$app" "$report" "$OUT/$tag.start.json" "$log"
+	stall_client "$OUT/$tag-client.json"
+	snapshot "$app" "$report" "$OUT/$tag.end.json" "$log"
+	app_stop "$log"
+	local w
+	w=$(python3 bench/kernel_lab.py --libsirq-window "$OUT/$tag.start.json" "$OUT/$tag.end.json")
+	record_stall libsirq "$policy" \
+		"\"run\": $run, \"loadavg\": $load, \"load\": \"$LOAD\", \"client\": $(cat "$OUT/$tag-client.json"), \"window\": $w" \
+		"\"stalls_per_s\": $(json_get - 'd["net_rx_stalls"] / d["seconds"]' <<<"$w")" \
+		"\"retrans_segs\": $(json_get "$OUT/$tag-client.json" 'd["tcp"]["RetransSegs"]')"
+}
+
+# The report of the running app (SIGUSR1), moved to DST.
 snapshot() {	# pid report dst log
 	local _
 	rm -f "$2"
 	kill -USR1 "$1"
-	for _ in $(seq 100); do
+	for _ in $(seq 200); do
 		[ -s "$2" ] && { mv "$2" "$3"; return 0; }
-		kill -0 "$1" 2>/dev/null || fail "l2fwd-sirq died; see $4"
+		kill -0 "$1" 2>/dev/null || fail "the app died; see $4"
 		sleep 0.05
 	done
 	fail "no report on SIGUSR1; see $4"
 }
 
-mkdir -p "$OUT"
-rm -f "$OUT"/*
-echo "== kernel-lab: $SCENARIOS; $RUNS runs x ${SECONDS_PER_RUN} s; kernel $(uname -r)"
-echo "   namespaces $NS_TX ($TX_IP, CPU $TX_CPU) and $NS_RX ($RX_IP, NET_RX and receiver on CPU $RX_CPU)"
-echo "   load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
-start=$(date +%s)
-for scenario in $SCENARIOS; do
-	case $scenario in
-	flood)
-		echo "== flood: rates $RATES pps, costs $COSTS ns, ${SIZE}-byte datagrams"
-		net_up kernel
-		for run in $(seq "$RUNS"); do
-			for rate in $RATES; do
-				for cost in $COSTS; do run_flood "$rate" "$cost" "$run"; done
-			done
+# libsirq's receiver at this kernel's costs: a kernel run at a quarter of
+# the rate the sender reached flat out (a rate the kernel keeps up with)
+# gives NET_RX's and the reader's CPU time per datagram (kernel_lab.py
+# --calibrate); libsirq's NET_RX and reader then spend as much, the cost
+# of the case on top.
+calibrated=""
+calibrate_receiver() {	# rate cost run (of the flood run just made)
+	local sent rate c
+	sent=$(json_get "$OUT/flood-r$1-c$2-$3-flood.json" 'int(d["sent_pps"])')
+	rate=$((sent / 4))
+	[ "$1" = 0 ] || [ "$1" -gt "$rate" ] || rate=$(($1 / 4))
+	echo "   calibration: the kernel at $rate pps (a quarter of what the sender reached)"
+	run_flood "$rate" 0 calibration
+	c=$(python3 bench/kernel_lab.py --calibrate "$OUT/flood-r$rate-c0-calibration-sink.json") ||
+		fail "calibration failed"
+	calibrated="proto=${c% *}ns,app=COST+${c#* }ns,rcvbuf=256,threads=1"
+	echo "   calibration: NET_RX ${c% *} ns, reader ${c#* } ns a datagram: --receiver $calibrated"
+}
+
+# Which softirq code this kernel runs, by its symbols: 002 renames
+# ksoftirqd_running() to ksoftirqd_should_handle(), 003 adds the per-CPU
+# overload_limit of its windows; d15121be7485
+# removes ksoftirqd_running(). Written to OUT/kernel.json.
+kernel_check() {
+	local syms=(ksoftirqd_running ksoftirqd_should_handle overload_limit) s first=1
+	{
+		printf '{"kernel": "%s", "release": "%s", "symbols": {' "$KERNEL" "$(uname -r)"
+		for s in "${syms[@]}"; do
+			[ "$first" = 1 ] || printf ', '
+			first=0
+			if grep -qw "$s" /proc/kallsyms; then printf '"%s": true' "$s"; else printf '"%s": false' "$s"; fi
 		done
-		net_down ;;
-	stall)
-		[ -x "$CLIENT" ] || fail "$CLIENT missing; run ninja -C build"
-		echo "== stall: $CONNS connections, 64..4096 B, 1 ms apart; rto_min $RTO_MIN"
-		net_up kernel
-		for run in $(seq "$RUNS"); do run_stall "$run"; done
-		net_down ;;
-	libsirq)
-		[ -x "$L2FWD" ] || fail "$L2FWD missing; run ninja -C build"
-		echo "== libsirq: l2fwd-sirq on CPU $RX_CPU via net_af_packet, rates $RATES pps"
-		net_up libsirq
-		for run in $(seq "$RUNS"); do
-			for rate in $RATES; do for POLICY in $POLICIES; do
-				if [ -n "${KLAB_LIBSIRQ_OPTS+set}" ]; then
-					run_libsirq "$rate" - "$run"
-				else
-					for cost in $COSTS; do run_libsirq "$rate" "$cost" "$run"; done
-				fi
-			done; done
-		done
-		net_down ;;
-	*)
-		fail "unknown scenario '$scenario' (flood, stall, libsirq)" ;;
+		printf '}}\n'
+	} >"$OUT/kernel.json"
+	echo "   kernel symbols: $(cat "$OUT/kernel.json")"
+	case $KERNEL in
+	6.1+kicinski) grep -qw overload_limit /proc/kallsyms ||
+		fail "6.1+kicinski without the patches' overload_limit in /proc/kallsyms" ;;
+	6.1+mainline | 6.1) ! grep -qw -e overload_limit -e ksoftirqd_should_handle /proc/kallsyms ||
+		fail "$KERNEL runs the seed's patches" ;;
 	esac
+}
+
+# Every scenario of one kernel, here.
+run_here() {
+	local run rate cost policy
+	kernel_check
+	echo "== kernel-lab on $KERNEL ($(uname -r)): $SCENARIOS; systems $SYSTEMS; $RUNS runs x ${SECONDS_PER_RUN} s"
+	echo "   namespaces $NS_TX ($TX_IP, CPU $TX_CPU) and $NS_RX ($RX_IP, CPU $RX_CPU); libsirq: $POLICIES"
+	echo "   load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
+	if wanted stall || wanted retrans; then
+		for system in $SYSTEMS; do
+			echo "== stall: $LOAD on CPU $RX_CPU; $CONNS connections, 64..4096 B, 1 ms apart; rto_min $RTO_MIN"
+			net_up "$system"
+			for run in $(seq "$RUNS"); do
+				if [ "$system" = kernel ]; then
+					run_stall "$run"
+				else
+					for policy in $POLICIES; do run_libsirq_stall "$policy" "$run"; done
+				fi
+			done
+			net_down
+		done
+	fi
+	if wanted flood; then
+		for system in $SYSTEMS; do
+			if [ "$system" = libsirq ] && [ "$RECEIVER" = auto ]; then
+				[ -n "$calibrated" ] ||
+					fail "KLAB_RECEIVER=auto takes the kernel's costs from its flood run: add kernel to KLAB_SYSTEMS, or give KLAB_RECEIVER"
+				RECEIVER=$calibrated
+			fi
+			echo "== flood: rates $RATES pps, costs $COSTS ns, ${SIZE}-byte datagrams"
+			net_up "$system"
+			[ "$system" = kernel ] || static_neigh
+			for run in $(seq "$RUNS"); do
+				for rate in $RATES; do for cost in $COSTS; do
+					if [ "$system" = kernel ]; then
+						run_flood "$rate" "$cost" "$run"
+						[ -n "$calibrated" ] || calibrate_receiver "$rate" "$cost" "$run"
+					else
+						for policy in $POLICIES; do run_libsirq_flood "$policy" "$rate" "$cost" "$run"; done
+					fi
+				done; done
+			done
+			net_down
+		done
+	fi
+}
+
+default_policies() {	# kernel
+	case $1 in
+	6.1+kicinski) echo kicinski ;;
+	6.1+mainline) echo mainline ;;
+	*) echo "ksoftirqd kicinski mainline deferred" ;;
+	esac
+}
+
+# The image of a guest kernel: Debian's as shipped, or one built here.
+kernel_image() {	# kernel
+	if [ "$1" = 6.1 ]; then
+		ls -v /boot/vmlinuz-6.1.*-cloud-amd64 2>/dev/null | tail -n 1 | grep . ||
+			fail "no Debian 6.1 image in /boot: apt-get install linux-image-cloud-amd64"
+	else
+		scripts/kernel-build.sh "$1" || fail "scripts/kernel-build.sh $1 failed"
+	fi
+}
+
+# One guest kernel: this script again inside it, writing to OUT/KERNEL/.
+run_guest() {	# kernel
+	local k=$1 image dir n timeout
+	image=$(kernel_image "$k")
+	dir=$OUT/$k
+	mkdir -p "$dir"
+	n=$(( ( $(wc -w <<<"$SYSTEMS") * $(wc -w <<<"${KLAB_POLICY:-$(default_policies "$k")}") + 2) * RUNS *
+		( $(wc -w <<<"$RATES") * $(wc -w <<<"$COSTS") + 1 ) ))
+	timeout=$(( 300 + n * (SECONDS_PER_RUN + 60) ))
+	echo "== $k: $image in the guest lab (at most $timeout s)"
+	scripts/guest.sh --kernel "$image" --smp 2 --mem 3072 --hugepages 0 --out "$dir" \
+		--timeout "$timeout" -- env KLAB_INSIDE="$k" KLAB_OUT="$dir" \
+		KLAB_SCENARIOS="$SCENARIOS" KLAB_SYSTEMS="$SYSTEMS" \
+		KLAB_POLICY="${KLAB_POLICY:-$(default_policies "$k")}" KLAB_RUNS="$RUNS" \
+		KLAB_SECONDS="$SECONDS_PER_RUN" KLAB_RATES="$RATES" KLAB_COSTS="$COSTS" \
+		KLAB_SIZE="$SIZE" KLAB_RCVBUF="${KLAB_RCVBUF:-}" KLAB_RECEIVER="$RECEIVER" \
+		KLAB_LOAD="$LOAD" KLAB_CONNS="$CONNS" KLAB_RTO_MIN="$RTO_MIN" KLAB_BUILD="$BUILD" \
+		bash bench/kernel-lab.sh || fail "$k: the guest's run failed (exit $?); see $dir/console.log"
+	[ -s "$dir/runs.jsonl" ] || fail "$k: the guest wrote no runs"
+	cat "$dir/runs.jsonl" >>"$OUT/runs.jsonl"
+	cat "$dir/kernel.json" >>"$OUT/kernels.jsonl"
+}
+
+mkdir -p "$OUT"
+if [ -n "$INSIDE" ]; then
+	KERNEL=$INSIDE
+	POLICIES=${KLAB_POLICY:-$(default_policies "$KERNEL")}
+	rm -f "$OUT"/runs.jsonl
+	run_here
+	exit 0
+fi
+
+find "$OUT" -mindepth 1 -delete
+start=$(date +%s)
+for KERNEL in $KERNELS; do
+	if [ "$KERNEL" = host ]; then
+		POLICIES=${KLAB_POLICY:-$(default_policies host)}
+		run_here
+		cat "$OUT/kernel.json" >>"$OUT/kernels.jsonl"
+	else
+		run_guest "$KERNEL"
+	fi
 done
 
 echo "== results ($(($(date +%s) - start)) s in all)"
-python3 bench/kernel_lab.py "$OUT/runs.jsonl" out/kernel-lab.json out/kernel-lab.md
-cat out/kernel-lab.md
-echo "JSON: out/kernel-lab.json; tables: out/kernel-lab.md; per run: $OUT/"
+python3 bench/kernel_lab.py "$OUT/runs.jsonl" "$OUT.json" "$OUT.md"
+cat "$OUT.md"
+echo "JSON: $OUT.json; tables: $OUT.md; per run: $OUT/"

@@ -23,7 +23,6 @@ from the report's per-vector times) and their "ksoftirqd" is sirqd's part.
 """
 import json
 import os
-import platform
 import statistics
 import sys
 
@@ -53,20 +52,20 @@ def fmt(v, spec):
     return "-" if v is None else format(v, spec)
 
 
-def libsirq_window(r, base):
-    # The reports beside runs.jsonl, wherever that directory was moved.
-    with open(os.path.join(base, os.path.basename(r["start_report"]))) as f:
+def libsirq_window(start, end):
+    """What an app did between two of its reports (files)."""
+    with open(start) as f:
         a = json.load(f)
-    with open(os.path.join(base, os.path.basename(r["end_report"]))) as f:
+    with open(end) as f:
         b = json.load(f)
     secs = b["elapsed_s"] - a["elapsed_s"]
-    rx = b["ports"][0]["rx"] - a["ports"][0]["rx"]
+    rx = b["ports"][0]["rx"] - a["ports"][0]["rx"] if "ports" in b else None
     la, lb = a["lcores"][0], b["lcores"][0]
     va, vb = a["sirq"]["lcores"][0]["vectors"], b["sirq"]["lcores"][0]["vectors"]
     spent = lambda v, where: sum(x["time_ns_" + where] for x in v.values())
     inline = spent(vb, "inline") - spent(va, "inline")
     worker = spent(vb, "worker") - spent(va, "worker")
-    out = {"seconds": secs, "received": rx, "received_pps": rx / secs,
+    out = {"seconds": secs, "received": rx, "received_pps": None if rx is None else rx / secs,
            "softirq_share": (inline + worker) / 1e9 / secs,
            "worker_share": worker / 1e9 / secs,
            "net_rx_stalls": lb["net_rx_stalls"] - la["net_rx_stalls"],
@@ -87,7 +86,7 @@ def libsirq_window(r, base):
     return out
 
 
-def flood_rows(runs, base):
+def flood_rows(runs):
     cases = {}
     for r in runs:
         if r["scenario"] != "flood":
@@ -112,7 +111,7 @@ def flood_rows(runs, base):
                 "receiver_share": s["receiver_share"],
             })
         else:
-            w = libsirq_window(r, base)
+            w = r["window"]
             row.update({
                 "policy": r.get("policy"),
                 "received_pps": w["received_pps"],
@@ -144,7 +143,7 @@ def flood_rows(runs, base):
 
 
 def stall_rows(runs):
-    rows = [r for r in runs if r["scenario"] == "stall"]
+    rows = [r for r in runs if r["scenario"] == "stall" and r["system"] == "kernel"]
     if not rows:
         return None
     c = [r["client"] for r in rows]
@@ -240,21 +239,191 @@ def markdown(flood, stall):
     return "\n".join(md) + "\n"
 
 
+def calibrate(sink_json):
+    """The kernel's cost per datagram on the receiving CPU, from udp-sink's
+    report of a run the kernel kept up with: NET_RX's (the CPU's softirq
+    time over the packets its backlog processed) and the receiver's (the
+    CPU's task time over the datagrams it read), in ns."""
+    with open(sink_json) as f:
+        s = json.load(f)
+    secs, sh = s["seconds"], s["cpu_share"]
+    processed, received = s["softnet"]["processed"], s["received"]
+    if processed < 1000 or received < 1000:
+        sys.exit("kernel_lab: calibration run too small (%d processed, %d received)"
+                 % (processed, received))
+    proto = (sh["softirq"] + sh["irq"]) * secs / processed * 1e9
+    app = (sh["user"] + sh["nice"] + sh["system"]) * secs / received * 1e9
+    return max(100, round(proto)), max(100, round(app))
+
+
+KERNEL_POLICY = {"6.1": "ksoftirqd", "6.1+kicinski": "kicinski", "6.1+mainline": "mainline",
+                 "host": "mainline"}
+METRIC = {"stall": "stalls_per_s", "flood": "received_pps", "retrans": "retrans_segs"}
+KERNEL_ORDER = ["6.1", "6.1+kicinski", "6.1+mainline", "host"]
+POLICY_ORDER = ["ksoftirqd", "kicinski", "mainline", "deferred"]
+
+
+def summary(runs):
+    """Per kernel, scenario, system and policy: the median of the scenario's
+    figure over the runs, with its range and the release it ran on."""
+    cases = {}
+    for r in runs:
+        m = METRIC[r["scenario"]]
+        if r.get(m) is None:
+            continue
+        key = (r["kernel"], r["scenario"], r["system"], r.get("policy"))
+        cases.setdefault(key, {"release": r["release"], "values": []})["values"].append(r[m])
+    out = []
+    for (k, sc, sy, po), c in cases.items():
+        v = c["values"]
+        out.append({"kernel": k, "release": c["release"], "scenario": sc, "system": sy,
+                    "policy": po, "metric": METRIC[sc], "runs": len(v),
+                    "median": statistics.median(v), "min": min(v), "max": max(v)})
+    order = lambda x: (KERNEL_ORDER.index(x["kernel"]) if x["kernel"] in KERNEL_ORDER else 9,
+                       list(METRIC).index(x["scenario"]), x["system"] != "kernel",
+                       POLICY_ORDER.index(x["policy"]) if x["policy"] in POLICY_ORDER else 9)
+    return sorted(out, key=order)
+
+
+def find(summ, kernel, scenario, system, policy=None):
+    for x in summ:
+        if (x["kernel"], x["scenario"], x["system"]) == (kernel, scenario, system) and \
+                (system == "kernel" or x["policy"] == policy):
+            return x["median"]
+    return None
+
+
+def ratio(a, b):
+    if a is None or b is None:
+        return None
+    if b == 0:
+        return float("inf") if a > 0 else None
+    return a / b
+
+
+def checks(summ):
+    """The issue's claims, each with the figures it rests on; None where a
+    figure is missing (not run)."""
+    out = []
+
+    def claim(name, ok, detail):
+        out.append({"claim": name, "holds": ok, "detail": detail})
+
+    k = lambda kern, sc: find(summ, kern, sc, "kernel")
+    s61, skic = k("6.1", "stall"), k("6.1+kicinski", "stall")
+    if s61 is not None and skic is not None:
+        claim("6.1 stalls >= 0.5/s and 6.1+kicinski >= 10x less often",
+              s61 >= 0.5 and (skic == 0 or s61 / skic >= 10),
+              "6.1 %.2f/s, 6.1+kicinski %.2f/s" % (s61, skic))
+    r61, rkic = k("6.1", "retrans"), k("6.1+kicinski", "retrans")
+    if r61 is not None and rkic is not None:
+        claim("retransmits >= 30 % fewer with the patches",
+              r61 > 0 and rkic <= 0.7 * r61, "6.1 %g, 6.1+kicinski %g" % (r61, rkic))
+    f61, fml = k("6.1", "flood"), k("6.1+mainline", "flood")
+    if f61 is not None and fml is not None:
+        claim("flood: 6.1's receiver gets >= 10x 6.1+mainline's",
+              f61 > 0 and (fml == 0 or f61 / fml >= 10),
+              "6.1 %.0f pps, 6.1+mainline %.0f pps" % (f61, fml))
+    for kern, pol in KERNEL_POLICY.items():
+        for sc in METRIC:
+            kv, lv = k(kern, sc), find(summ, kern, sc, "libsirq", pol)
+            if kv is None or lv is None:
+                continue
+            hi, lo = max(kv, lv), min(kv, lv)
+            ok = hi == 0 or (lo > 0 and hi / lo <= 2) or (sc == "stall" and hi < 0.1)
+            claim("%s: libsirq %s within 2x of the kernel (%s)" % (kern, pol, sc), ok,
+                  "kernel %g, libsirq %g" % (kv, lv))
+    for kern in KERNEL_POLICY:
+        l = lambda sc, pol: find(summ, kern, sc, "libsirq", pol)
+        for sc in ("stall", "retrans"):
+            a, b = l(sc, "ksoftirqd"), l(sc, "kicinski")
+            if a is not None and b is not None:
+                claim("%s: libsirq kicinski below ksoftirqd (%s)" % (kern, sc), b < a or a == b == 0,
+                      "ksoftirqd %g, kicinski %g" % (a, b))
+        a, b = l("flood", "ksoftirqd"), l("flood", "mainline")
+        if a is not None and b is not None:
+            claim("%s: libsirq ksoftirqd receives more than mainline under the flood" % kern,
+                  a > b, "ksoftirqd %.0f pps, mainline %.0f pps (%s)" % (
+                      a, b, "x%.1f" % (a / b) if b else "mainline 0"))
+    return out
+
+
+def summary_markdown(summ, claims):
+    md = ["**Against three kernels** (kernel-lab: the median of the runs, range in brackets; "
+          "stall: NET_RX waits >= 8 ms a second; flood: datagrams the application read a "
+          "second; retrans: the client's TcpRetransSegs in a run)\n"]
+    md.append("| kernel | release | scenario | kernel | libsirq ksoftirqd | kicinski | mainline "
+              "| deferred |")
+    md.append("|---|---|---|--:|--:|--:|--:|--:|")
+    seen = []
+    for x in summ:
+        if (x["kernel"], x["scenario"]) not in seen:
+            seen.append((x["kernel"], x["scenario"]))
+    for kern, sc in seen:
+        rel = next(x["release"] for x in summ if (x["kernel"], x["scenario"]) == (kern, sc))
+        cells = []
+        for sy, po in [("kernel", None)] + [("libsirq", p) for p in POLICY_ORDER]:
+            x = next((x for x in summ if (x["kernel"], x["scenario"], x["system"]) == (kern, sc, sy)
+                      and (sy == "kernel" or x["policy"] == po)), None)
+            if x is None:
+                cells.append("")
+                continue
+            f = "%.0f" if sc == "flood" else ("%.2f" if sc == "stall" else "%g")
+            cell = f % x["median"]
+            if x["runs"] > 1:
+                cell += " (" + f % x["min"] + "-" + f % x["max"] + ")"
+            if sy == "libsirq" and KERNEL_POLICY.get(kern) == po:
+                cell = "**" + cell + "**"
+            cells.append(cell)
+        md.append("| %s | %s | %s | %s |" % (kern, rel, sc, " | ".join(cells)))
+    md.append("\nIn bold: the policy of the row's kernel.\n")
+    if claims:
+        md.append("| claim | holds | figures |")
+        md.append("|---|---|---|")
+        for c in claims:
+            md.append("| %s | %s | %s |" % (c["claim"], "yes" if c["holds"] else "**no**",
+                                             c["detail"]))
+        md.append("")
+    return "\n".join(md) + "\n"
+
+
 def main():
     if len(sys.argv) == 4 and sys.argv[1] == "--snmp-delta":
         print(json.dumps(snmp_delta(sys.argv[2], sys.argv[3])))
         return
+    if len(sys.argv) == 3 and sys.argv[1] == "--calibrate":
+        print("%d %d" % calibrate(sys.argv[2]))
+        return
+    if len(sys.argv) == 4 and sys.argv[1] == "--libsirq-window":
+        print(json.dumps(libsirq_window(sys.argv[2], sys.argv[3])))
+        return
     if len(sys.argv) != 4:
         sys.exit("usage: kernel_lab.py RUNS.jsonl OUT.json OUT.md | "
-                 "--snmp-delta BEFORE AFTER")
+                 "--snmp-delta BEFORE AFTER | --libsirq-window START END")
     with open(sys.argv[1]) as f:
         runs = [json.loads(line) for line in f if line.strip()]
-    flood, stall = flood_rows(runs, os.path.dirname(sys.argv[1])), stall_rows(runs)
+    summ = summary(runs)
+    claims = checks(summ)
+    md = [summary_markdown(summ, claims)]
+    detail = {}
+    for kern in sorted({r["kernel"] for r in runs}, key=lambda k: KERNEL_ORDER.index(k)
+                       if k in KERNEL_ORDER else 9):
+        mine = [r for r in runs if r["kernel"] == kern]
+        flood, stall = flood_rows(mine), stall_rows(mine)
+        detail[kern] = {"flood": flood, "stall": stall}
+        if flood or stall:
+            md.append("### %s (%s)\n" % (kern, mine[0]["release"]))
+            md.append(markdown(flood, stall))
     with open(sys.argv[2], "w") as f:
-        json.dump({"source": "kernel-lab", "kernel": platform.release(),
-                   "flood": flood, "stall": stall, "runs": runs}, f, indent=1)
+        kernels = []
+        kfile = os.path.join(os.path.dirname(sys.argv[1]), "kernels.jsonl")
+        if os.path.exists(kfile):
+            with open(kfile) as kf:
+                kernels = [json.loads(line) for line in kf if line.strip()]
+        json.dump({"source": "kernel-lab", "kernels": kernels, "summary": summ, "claims": claims,
+                   "detail": detail, "runs": runs}, f, indent=1)
     with open(sys.argv[3], "w") as f:
-        f.write(markdown(flood, stall))
+        f.write("\n".join(md))
 
 
 if __name__ == "__main__":
