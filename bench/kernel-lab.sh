@@ -17,8 +17,10 @@
 # on CPU 0; the receiver, its NET_RX and the stall load on CPU 1.
 #
 # Scenarios (KLAB_SCENARIOS), each on both systems (KLAB_SYSTEMS):
-#   flood    udp-flood on CPU 0 sends KLAB_SIZE-byte datagrams flat out (or
-#            at KLAB_RATES). kernel: udp-sink on CPU 1 reads them, the veth
+#   flood    pktgen (the kernel's generator, its thread on CPU 0) or
+#            udp-flood (sendmmsg() on CPU 0) sends KLAB_SIZE-byte datagrams
+#            into the veth flat out (or at KLAB_RATES); pktgen offers
+#            several times more. kernel: udp-sink on CPU 1 reads them, the veth
 #            end's receive path steered onto CPU 1 by RPS; libsirq:
 #            l2fwd-sirq on CPU 1 (irq mode) receives from the veth end
 #            through net_af_packet into its UDP-like receiver (--receiver,
@@ -44,6 +46,7 @@
 #   KLAB_SECONDS=S             seconds measured per run, after 1 s of warm-up (default 10)
 #   KLAB_RATES="0"             sender's packets/s; 0: as fast as it goes
 #   KLAB_COSTS="0"             receiver's CPU work per datagram, ns
+#   KLAB_SOURCE=pktgen         the flood's sender: pktgen or udp-flood
 #   KLAB_SIZE=18               UDP payload bytes
 #   KLAB_RCVBUF=BYTES          udp-sink's SO_RCVBUF (default: rmem_default)
 #   KLAB_RECEIVER=SPEC         libsirq's flood receiver (--receiver), COST
@@ -55,6 +58,10 @@
 #                              hold=6ms,period=40ms,random,threads=6)
 #   KLAB_CONNS=8               connections of the stall client
 #   KLAB_RTO_MIN=1ms           rto_min of the client's route
+#   KLAB_TLP=1                 0: the client sends no tail loss probes
+#                              (net.ipv4.tcp_early_retrans 0 in its
+#                              namespace): its retransmissions are then
+#                              the timeouts and fast retransmits
 #   KLAB_BUILD=build           the build directory of the binaries
 #   KLAB_OUT=out/kernel-lab    the runs' directory; the results beside it
 #
@@ -75,6 +82,7 @@ SECONDS_PER_RUN=${KLAB_SECONDS:-10}
 WARMUP=1
 COSTS=${KLAB_COSTS:-0}
 RATES=${KLAB_RATES:-0}
+SOURCE=${KLAB_SOURCE:-pktgen}
 SIZE=${KLAB_SIZE:-18}
 RCVBUF=()
 [ -z "${KLAB_RCVBUF:-}" ] || RCVBUF=(--rcvbuf "$KLAB_RCVBUF")
@@ -82,6 +90,7 @@ RECEIVER=${KLAB_RECEIVER:-auto}
 LOAD=${KLAB_LOAD:-hold=6ms,period=40ms,random,threads=6}
 CONNS=${KLAB_CONNS:-8}
 RTO_MIN=${KLAB_RTO_MIN:-1ms}
+TLP=${KLAB_TLP:-1}
 TX_CPU=0
 RX_CPU=1
 BUILD=${KLAB_BUILD:-build}
@@ -116,6 +125,8 @@ for s in $SCENARIOS; do
 	*) fail "KLAB_SCENARIOS: unknown scenario '$s' (stall, flood, retrans)" ;;
 	esac
 done
+case $TLP in 0 | 1) ;; *) fail "KLAB_TLP must be 0 or 1, not '$TLP'" ;; esac
+case $SOURCE in udp-flood | pktgen) ;; *) fail "KLAB_SOURCE must be udp-flood or pktgen, not '$SOURCE'" ;; esac
 for s in $SYSTEMS; do
 	case $s in kernel | libsirq) ;;
 	*) fail "KLAB_SYSTEMS: unknown system '$s' (kernel, libsirq)" ;;
@@ -213,6 +224,7 @@ net_up() {	# kernel|libsirq
 	# retransmissions instead of hiding under the 200 ms default.
 	ip -n "$NS_TX" route change "$NET.0/24" dev "$VETH_TX" proto kernel scope link \
 		src "$TX_IP" rto_min "$RTO_MIN"
+	[ "$TLP" = 1 ] || in_tx sysctl -qw net.ipv4.tcp_early_retrans=0
 }
 
 static_neigh() {
@@ -244,7 +256,62 @@ wanted() {	# scenario
 	return 1
 }
 
-# udp-sink on RX_CPU, then udp-flood on TX_CPU; both measure the same
+# The flood's source on TX_CPU, in the background (its pid in $source):
+# WARMUP seconds, then the window of SECONDS_PER_RUN whose sent packets
+# go to OUT/TAG-flood.json. udp-flood: 18-byte datagrams by sendmmsg();
+# pktgen: the kernel's packet generator (its thread on CPU 0) sending
+# straight into the veth, several times faster.
+source=""
+source_start() {	# rate tag
+	if [ "$SOURCE" = udp-flood ]; then
+		ip netns exec "$NS_TX" "$BIN/udp-flood" --dst "$RX_IP:$PORT" --cpu "$TX_CPU" --rate "$1" \
+			--size "$SIZE" --warmup "$WARMUP" --duration "$SECONDS_PER_RUN" \
+			--json "$OUT/$2-flood.json" 2>"$OUT/$2-flood.log" &
+	else
+		pktgen_run "$1" "$OUT/$2-flood.json" 2>"$OUT/$2-flood.log" &
+	fi
+	source=$!
+	pids+=("$source")
+}
+
+pg() {	# file command (in the sender's namespace)
+	in_tx sh -c "echo '$2' > /proc/net/pktgen/$1"
+	in_tx grep -q '^Result: OK' "/proc/net/pktgen/$1" ||
+		{ echo "pktgen: '$2' refused: $(in_tx grep Result "/proc/net/pktgen/$1")" >&2; return 1; }
+}
+
+pg_sent() {	# packets sent so far
+	in_tx sed -n 's/.*pkts-sofar: \([0-9]*\).*errors: \([0-9]*\).*/\1 \2/p' "/proc/net/pktgen/$VETH_TX"
+}
+
+pktgen_run() {	# rate json
+	local rate=$1 a b t0 t1 dmac
+	[ -d /proc/net/pktgen ] || modprobe pktgen 2>/dev/null || true
+	in_tx test -e /proc/net/pktgen/kpktgend_$TX_CPU || { echo "no pktgen (pktgen.ko)" >&2; return 1; }
+	dmac=$(in_rx cat /sys/class/net/"$VETH_RX"/address)
+	pg kpktgend_$TX_CPU rem_device_all
+	in_tx sh -c "echo 'add_device $VETH_TX' > /proc/net/pktgen/kpktgend_$TX_CPU"
+	local cmd
+	for cmd in "count 0" "clone_skb 0" "pkt_size $((SIZE + 42 + 4))" "delay 0" "dst $RX_IP" \
+		"dst_mac $dmac" "udp_dst_min $PORT" "udp_dst_max $PORT" "udp_src_min 9" "udp_src_max 9"; do
+		pg "$VETH_TX" "$cmd" || return 1
+	done
+	[ "$rate" = 0 ] || pg "$VETH_TX" "ratep $rate" || return 1
+	in_tx sh -c 'echo start > /proc/net/pktgen/pgctrl' &
+	sleep "$WARMUP"
+	a=$(pg_sent) t0=$(date +%s.%N)
+	sleep "$SECONDS_PER_RUN"
+	b=$(pg_sent) t1=$(date +%s.%N)
+	in_tx sh -c 'echo stop > /proc/net/pktgen/pgctrl'
+	wait
+	python3 -c 'import json,sys
+a, e0 = map(int, sys.argv[1].split()); b, e1 = map(int, sys.argv[2].split())
+s = float(sys.argv[4]) - float(sys.argv[3])
+print(json.dumps({"source": "pktgen", "seconds": s, "sent": b - a, "sent_pps": (b - a) / s,
+                  "send_errors": e1 - e0, "rate": int(sys.argv[5])}))' "$a" "$b" "$t0" "$t1" "$rate" >"$2"
+}
+
+# udp-sink on RX_CPU, then the source on TX_CPU; both measure the same
 # window after WARMUP seconds.
 run_flood() {	# rate cost run|calibration
 	local rate=$1 cost=$2 run=$3 tag=flood-r$1-c$2-$3 sp load
@@ -259,10 +326,8 @@ run_flood() {	# rate cost run|calibration
 		kill -0 "$sp" 2>/dev/null || fail "udp-sink died; see $OUT/$tag-sink.log"
 		sleep 0.05
 	done
-	in_ns_wait "$NS_TX" "$BIN/udp-flood" --dst "$RX_IP:$PORT" --cpu "$TX_CPU" --rate "$rate" \
-		--size "$SIZE" --warmup "$WARMUP" --duration "$SECONDS_PER_RUN" \
-		--json "$OUT/$tag-flood.json" 2>"$OUT/$tag-flood.log" ||
-		fail "udp-flood failed; see $OUT/$tag-flood.log"
+	source_start "$rate" "$tag"
+	wait "$source" || fail "the flood's source failed; see $OUT/$tag-flood.log"
 	wait "$sp" || fail "udp-sink failed; see $OUT/$tag-sink.log"
 	pids=()
 	[ "$run" != calibration ] || return 0
@@ -339,7 +404,12 @@ run_stall() {	# run
 	record_stall kernel - \
 		"\"run\": $run, \"loadavg\": $load, \"client\": $(cat "$OUT/$tag-client.json"), \"probe\": $(cat "$OUT/$tag-probe.json"), \"hog\": $(cat "$OUT/$tag-hog.json"), \"trace\": $(cat "$OUT/$tag-trace.json"), \"server_snmp\": $(python3 bench/kernel_lab.py --snmp-delta "$OUT/$tag-server-snmp.before" "$OUT/$tag-server-snmp.after")" \
 		"\"stalls_per_s\": $(json_get "$OUT/$tag-trace.json" 'd["vectors"]["NET_RX"]["stalls_per_s"]')" \
-		"\"retrans_segs\": $(json_get "$OUT/$tag-client.json" 'd["tcp"]["RetransSegs"]')"
+		"$(retrans_fields "$OUT/$tag-client.json")"
+}
+
+# The retrans row's figures from the client's report.
+retrans_fields() {	# client-json
+	json_get "$1" '"\"retrans_segs\": %d, \"tlp\": %d, \"retrans_timeouts\": %d, \"loss_probes\": %d" % (d["tcp"]["RetransSegs"], '"$TLP"', d["tcp"]["TCPTimeouts"], d["tcp"]["TCPLossProbes"])'
 }
 
 # A DPDK app on RX_CPU with the veth end as its port (net_af_packet), up
@@ -382,7 +452,7 @@ receiver_spec() {	# cost
 # libsirq's flood: l2fwd-sirq on RX_CPU, port 0 the veth end, port 1 a
 # net_null that only transmits; the window is between two SIGUSR1 reports.
 run_libsirq_flood() {	# policy rate cost run
-	local policy=$1 rate=$2 cost=$3 run=$4 tag fp load recv w
+	local policy=$1 rate=$2 cost=$3 run=$4 tag load recv w
 	tag=libsirq-$policy-r$rate-c$cost-$run
 	local report=$OUT/$tag.json log=$OUT/$tag.log
 	recv=$(receiver_spec "$cost")
@@ -391,16 +461,12 @@ run_libsirq_flood() {	# policy rate cost run
 	# shellcheck disable=SC2046 # eal gives several words
 	app_start "$log" ' (forwards|receives) ' "$L2FWD" $(eal) --vdev=net_null0,no-rx=1 -- \
 		-T 0 --mode irq --policy "$policy" --report "$report" --receiver "$recv"
-	ip netns exec "$NS_TX" "$BIN/udp-flood" --dst "$RX_IP:$PORT" --cpu "$TX_CPU" --rate "$rate" \
-		--size "$SIZE" --warmup "$WARMUP" --duration "$SECONDS_PER_RUN" \
-		--json "$OUT/$tag-flood.json" 2>"$OUT/$tag-flood.log" &
-	fp=$!
-	pids+=("$fp")
+	source_start "$rate" "$tag"
 	sleep "$WARMUP" & wait $!
 	snapshot "$app" "$report" "$OUT/$tag.start.json" "$log"
 	sleep "$SECONDS_PER_RUN" & wait $!
 	snapshot "$app" "$report" "$OUT/$tag.end.json" "$log"
-	wait "$fp" || fail "udp-flood failed; see $OUT/$tag-flood.log"
+	wait "$source" || fail "the flood's source failed; see $OUT/$tag-flood.log"
 	app_stop "$log"
 	w=$(python3 bench/kernel_lab.py --libsirq-window "$OUT/$tag.start.json" "$OUT/$tag.end.json")
 	record "{$(where libsirq "$policy" flood), \"received_pps\": $(json_get - 'd["received_pps"]' <<<"$w"), \"rate\": $rate, \"cost_ns\": $cost, \"run\": $run, \"loadavg\": $load, \"opts\": \"--receiver $recv\", \"window\": $w, \"flood\": $(cat "$OUT/$tag-flood.json")}"
@@ -429,7 +495,7 @@ run_libsirq_stall() {	# policy run
 	record_stall libsirq "$policy" \
 		"\"run\": $run, \"loadavg\": $load, \"load\": \"$LOAD\", \"client\": $(cat "$OUT/$tag-client.json"), \"window\": $w" \
 		"\"stalls_per_s\": $(json_get - 'd["net_rx_stalls"] / d["seconds"]' <<<"$w")" \
-		"\"retrans_segs\": $(json_get "$OUT/$tag-client.json" 'd["tcp"]["RetransSegs"]')"
+		"$(retrans_fields "$OUT/$tag-client.json")"
 }
 
 # The report of the running app (SIGUSR1), moved to DST.
@@ -445,23 +511,25 @@ snapshot() {	# pid report dst log
 	fail "no report on SIGUSR1; see $4"
 }
 
-# libsirq's receiver at this kernel's costs: a kernel run at a quarter of
-# the rate the sender reached flat out (a rate the kernel keeps up with)
-# gives NET_RX's and the reader's CPU time per datagram (kernel_lab.py
-# --calibrate); libsirq's NET_RX and reader then spend as much, the cost
-# of the case on top.
+# libsirq's receiver at this kernel's costs: a kernel run of udp-flood
+# flat out (not a row: under it the kernel's receiver keeps the CPU it
+# needs, which a harder flood takes from it) gives NET_RX's and the
+# reader's CPU time per datagram on CPU 1 (kernel_lab.py --calibrate:
+# /proc/stat's softirq time over the packets the backlog processed, its
+# task time over the datagrams read). libsirq's NET_RX and reader then
+# spend as much, the case's cost on top.
 calibrated=""
-calibrate_receiver() {	# rate cost run (of the flood run just made)
-	local sent rate c
-	sent=$(json_get "$OUT/flood-r$1-c$2-$3-flood.json" 'int(d["sent_pps"])')
-	rate=$((sent / 4))
-	[ "$1" = 0 ] || [ "$1" -gt "$rate" ] || rate=$(($1 / 4))
-	echo "   calibration: the kernel at $rate pps (a quarter of what the sender reached)"
-	run_flood "$rate" 0 calibration
-	c=$(python3 bench/kernel_lab.py --calibrate "$OUT/flood-r$rate-c0-calibration-sink.json") ||
+calibrate_receiver() {
+	local c own src=$SOURCE
+	echo "   calibration: the kernel's costs a datagram under udp-flood, flat out"
+	SOURCE=udp-flood
+	run_flood 0 0 calibration
+	SOURCE=$src
+	c=$(python3 bench/kernel_lab.py --calibrate "$OUT/flood-r0-c0-calibration-sink.json") ||
 		fail "calibration failed"
-	calibrated="proto=${c% *}ns,app=COST+${c#* }ns,rcvbuf=256,threads=1"
-	echo "   calibration: NET_RX ${c% *} ns, reader ${c#* } ns a datagram: --receiver $calibrated"
+	own=${c#* }
+	calibrated="proto=${c% *}ns,app=COST+${own}ns,rcvbuf=256,threads=1"
+	echo "   calibration: NET_RX ${c% *} ns, reader $own ns a datagram: --receiver $calibrated"
 }
 
 # Which softirq code this kernel runs, by its symbols: 002 renames
@@ -516,14 +584,16 @@ run_here() {
 					fail "KLAB_RECEIVER=auto takes the kernel's costs from its flood run: add kernel to KLAB_SYSTEMS, or give KLAB_RECEIVER"
 				RECEIVER=$calibrated
 			fi
-			echo "== flood: rates $RATES pps, costs $COSTS ns, ${SIZE}-byte datagrams"
+			echo "== flood: $SOURCE, rates $RATES pps, costs $COSTS ns, ${SIZE}-byte datagrams"
 			net_up "$system"
+			if [ "$system" = kernel ] && [ "$RECEIVER" = auto ] && [[ " $SYSTEMS " = *" libsirq "* ]]; then
+				calibrate_receiver
+			fi
 			[ "$system" = kernel ] || static_neigh
 			for run in $(seq "$RUNS"); do
 				for rate in $RATES; do for cost in $COSTS; do
 					if [ "$system" = kernel ]; then
 						run_flood "$rate" "$cost" "$run"
-						[ -n "$calibrated" ] || calibrate_receiver "$rate" "$cost" "$run"
 					else
 						for policy in $POLICIES; do run_libsirq_flood "$policy" "$rate" "$cost" "$run"; done
 					fi
@@ -567,8 +637,8 @@ run_guest() {	# kernel
 		KLAB_SCENARIOS="$SCENARIOS" KLAB_SYSTEMS="$SYSTEMS" \
 		KLAB_POLICY="${KLAB_POLICY:-$(default_policies "$k")}" KLAB_RUNS="$RUNS" \
 		KLAB_SECONDS="$SECONDS_PER_RUN" KLAB_RATES="$RATES" KLAB_COSTS="$COSTS" \
-		KLAB_SIZE="$SIZE" KLAB_RCVBUF="${KLAB_RCVBUF:-}" KLAB_RECEIVER="$RECEIVER" \
-		KLAB_LOAD="$LOAD" KLAB_CONNS="$CONNS" KLAB_RTO_MIN="$RTO_MIN" KLAB_BUILD="$BUILD" \
+		KLAB_SIZE="$SIZE" KLAB_SOURCE="$SOURCE" KLAB_RCVBUF="${KLAB_RCVBUF:-}" KLAB_RECEIVER="$RECEIVER" \
+		KLAB_LOAD="$LOAD" KLAB_CONNS="$CONNS" KLAB_RTO_MIN="$RTO_MIN" KLAB_TLP="$TLP" KLAB_BUILD="$BUILD" \
 		bash bench/kernel-lab.sh || fail "$k: the guest's run failed (exit $?); see $dir/console.log"
 	[ -s "$dir/runs.jsonl" ] || fail "$k: the guest wrote no runs"
 	cat "$dir/runs.jsonl" >>"$OUT/runs.jsonl"

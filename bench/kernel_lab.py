@@ -240,10 +240,13 @@ def markdown(flood, stall):
 
 
 def calibrate(sink_json):
-    """The kernel's cost per datagram on the receiving CPU, from udp-sink's
-    report of a run the kernel kept up with: NET_RX's (the CPU's softirq
-    time over the packets its backlog processed) and the receiver's (the
-    CPU's task time over the datagrams it read), in ns."""
+    """The kernel's cost per datagram on the receiving CPU under a flood,
+    from udp-sink's report: NET_RX's (the CPU's softirq time over the
+    packets its backlog processed) and the receiver's (the CPU's task time
+    over the datagrams it read), in ns. Per-packet costs fall as a flood
+    batches them (one IPI, one softirq entry, one recvmmsg() for many), so
+    they are taken under the flood itself, not at a rate the kernel keeps
+    up with."""
     with open(sink_json) as f:
         s = json.load(f)
     secs, sh = s["seconds"], s["cpu_share"]
