@@ -46,7 +46,13 @@
 #   KLAB_SECONDS=S             seconds measured per run, after 1 s of warm-up (default 10)
 #   KLAB_RATES="0"             sender's packets/s; 0: as fast as it goes
 #   KLAB_COSTS="0"             receiver's CPU work per datagram, ns
-#   KLAB_SOURCE=pktgen         the flood's sender: pktgen or udp-flood
+#   KLAB_SOURCE=udp-flood      the flood's sender: udp-flood or pktgen
+#   KLAB_RULES=N               flood: firewall rules (nftables, none
+#                              matching) the kernel's receiving namespace
+#                              runs every datagram through (default 200,
+#                              the load at which 6.1+mainline's receiver
+#                              starves; 0: 1.2x): a costlier NET_RX, which
+#                              libsirq's calibrated receiver then costs too
 #   KLAB_SIZE=18               UDP payload bytes
 #   KLAB_RCVBUF=BYTES          udp-sink's SO_RCVBUF (default: rmem_default)
 #   KLAB_RECEIVER=SPEC         libsirq's flood receiver (--receiver), COST
@@ -82,7 +88,8 @@ SECONDS_PER_RUN=${KLAB_SECONDS:-10}
 WARMUP=1
 COSTS=${KLAB_COSTS:-0}
 RATES=${KLAB_RATES:-0}
-SOURCE=${KLAB_SOURCE:-pktgen}
+SOURCE=${KLAB_SOURCE:-udp-flood}
+RULES=${KLAB_RULES:-200}
 SIZE=${KLAB_SIZE:-18}
 RCVBUF=()
 [ -z "${KLAB_RCVBUF:-}" ] || RCVBUF=(--rcvbuf "$KLAB_RCVBUF")
@@ -126,6 +133,7 @@ for s in $SCENARIOS; do
 	esac
 done
 case $TLP in 0 | 1) ;; *) fail "KLAB_TLP must be 0 or 1, not '$TLP'" ;; esac
+case $RULES in '' | *[!0-9]*) fail "KLAB_RULES must be a number, not '$RULES'" ;; esac
 case $SOURCE in udp-flood | pktgen) ;; *) fail "KLAB_SOURCE must be udp-flood or pktgen, not '$SOURCE'" ;; esac
 for s in $SYSTEMS; do
 	case $s in kernel | libsirq) ;;
@@ -144,6 +152,7 @@ for t in udp-flood udp-sink cpu-hog netrx-probe; do
 	[ -x "$BIN/$t" ] || fail "$BIN/$t missing; run ninja -C build"
 done
 command -v ethtool >/dev/null || fail "ethtool missing: scripts/install-deps.sh installs it"
+[ "$RULES" = 0 ] || command -v nft >/dev/null || fail "nft missing: scripts/install-deps.sh installs nftables"
 for t in "$CLIENT" "$ECHO" "$L2FWD"; do
 	[ -x "$t" ] || fail "$t missing; run ninja -C build"
 done
@@ -225,6 +234,23 @@ net_up() {	# kernel|libsirq
 	ip -n "$NS_TX" route change "$NET.0/24" dev "$VETH_TX" proto kernel scope link \
 		src "$TX_IP" rto_min "$RTO_MIN"
 	[ "$TLP" = 1 ] || in_tx sysctl -qw net.ipv4.tcp_early_retrans=0
+}
+
+# RULES input rules in the receiver's namespace that no datagram of the
+# lab matches (source addresses in 198.18.0.0/15): each one is evaluated
+# for every packet in NET_RX, as a server's firewall is.
+rules_up() {
+	local i
+	{
+		echo "table ip klab {"
+		echo "  chain in { type filter hook input priority 0; policy accept;"
+		for i in $(seq "$RULES"); do
+			echo "    ip saddr 198.18.$((i / 250)).$((i % 250 + 1)) udp dport $PORT counter drop"
+		done
+		echo "  }"
+		echo "}"
+	} >"$OUT/rules.nft"
+	in_rx nft -f "$OUT/rules.nft" || fail "nft could not load $RULES rules (nftables, nf_tables)"
 }
 
 static_neigh() {
@@ -586,6 +612,7 @@ run_here() {
 			fi
 			echo "== flood: $SOURCE, rates $RATES pps, costs $COSTS ns, ${SIZE}-byte datagrams"
 			net_up "$system"
+			[ "$system" != kernel ] || [ "$RULES" = 0 ] || rules_up
 			if [ "$system" = kernel ] && [ "$RECEIVER" = auto ] && [[ " $SYSTEMS " = *" libsirq "* ]]; then
 				calibrate_receiver
 			fi
@@ -637,7 +664,7 @@ run_guest() {	# kernel
 		KLAB_SCENARIOS="$SCENARIOS" KLAB_SYSTEMS="$SYSTEMS" \
 		KLAB_POLICY="${KLAB_POLICY:-$(default_policies "$k")}" KLAB_RUNS="$RUNS" \
 		KLAB_SECONDS="$SECONDS_PER_RUN" KLAB_RATES="$RATES" KLAB_COSTS="$COSTS" \
-		KLAB_SIZE="$SIZE" KLAB_SOURCE="$SOURCE" KLAB_RCVBUF="${KLAB_RCVBUF:-}" KLAB_RECEIVER="$RECEIVER" \
+		KLAB_SIZE="$SIZE" KLAB_SOURCE="$SOURCE" KLAB_RULES="$RULES" KLAB_RCVBUF="${KLAB_RCVBUF:-}" KLAB_RECEIVER="$RECEIVER" \
 		KLAB_LOAD="$LOAD" KLAB_CONNS="$CONNS" KLAB_RTO_MIN="$RTO_MIN" KLAB_TLP="$TLP" KLAB_BUILD="$BUILD" \
 		bash bench/kernel-lab.sh || fail "$k: the guest's run failed (exit $?); see $dir/console.log"
 	[ -s "$dir/runs.jsonl" ] || fail "$k: the guest wrote no runs"

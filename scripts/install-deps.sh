@@ -21,8 +21,10 @@ PKGS=(
 	liblwip-dev
 	libjansson-dev
 	iproute2
-	# the kernel lab: a veth end without checksum offload (bench/kernel-lab.sh)
+	# the kernel lab (bench/kernel-lab.sh): a veth end without checksum
+	# offload, the receiver's firewall rules
 	ethtool
+	nftables
 	# reads the sirq.* CTF trace back (tests/l2fwd/test_trace.c)
 	babeltrace2
 	# the guest lab (scripts/guest.sh, tests/guest): QEMU with virtiofsd,
