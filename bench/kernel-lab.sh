@@ -22,9 +22,13 @@
 #            into the veth flat out (or at KLAB_RATES); pktgen offers
 #            several times more. kernel: udp-sink on CPU 1 reads them, the veth
 #            end's receive path steered onto CPU 1 by RPS; libsirq:
-#            l2fwd-sirq on CPU 1 (irq mode) receives from the veth end
-#            through net_af_packet into its UDP-like receiver (--receiver,
-#            KLAB_RECEIVER). received_pps: what the application read.
+#            l2fwd-sirq on CPU 1 (irq mode) into its UDP-like receiver
+#            (--receiver, KLAB_RECEIVER), its input the policy lab's: two
+#            net_null ports without end (KLAB_LIBSIRQ_INPUT=null), or the
+#            veth end through net_af_packet (veth: CPU 0 then carries the
+#            packets to the packet socket too, and offers about 60 % of
+#            what reaches the kernel's CPU 1). received_pps: what the
+#            application read.
 #   stall    the patch's load on CPU 1 (KLAB_LOAD: six threads keeping the
 #            CPU 6 ms at random moments 40 ms apart, about 90 %) and a
 #            request/response TCP load from CPU 0 (KLAB_CONNS connections,
@@ -47,6 +51,7 @@
 #   KLAB_RATES="0"             sender's packets/s; 0: as fast as it goes
 #   KLAB_COSTS="0"             receiver's CPU work per datagram, ns
 #   KLAB_SOURCE=udp-flood      the flood's sender: udp-flood or pktgen
+#   KLAB_LIBSIRQ_INPUT=null    libsirq's flood input: null or veth
 #   KLAB_RULES=N               flood: firewall rules (nftables, none
 #                              matching) the kernel's receiving namespace
 #                              runs every datagram through (default 200,
@@ -90,6 +95,7 @@ COSTS=${KLAB_COSTS:-0}
 RATES=${KLAB_RATES:-0}
 SOURCE=${KLAB_SOURCE:-udp-flood}
 RULES=${KLAB_RULES:-200}
+LIBSIRQ_INPUT=${KLAB_LIBSIRQ_INPUT:-null}
 SIZE=${KLAB_SIZE:-18}
 RCVBUF=()
 [ -z "${KLAB_RCVBUF:-}" ] || RCVBUF=(--rcvbuf "$KLAB_RCVBUF")
@@ -133,6 +139,11 @@ for s in $SCENARIOS; do
 	esac
 done
 case $TLP in 0 | 1) ;; *) fail "KLAB_TLP must be 0 or 1, not '$TLP'" ;; esac
+case $LIBSIRQ_INPUT in
+null) [ "$RATES" = 0 ] || fail "KLAB_LIBSIRQ_INPUT=null is an input without end: KLAB_RATES must be 0, or KLAB_LIBSIRQ_INPUT=veth" ;;
+veth) ;;
+*) fail "KLAB_LIBSIRQ_INPUT must be null or veth, not '$LIBSIRQ_INPUT'" ;;
+esac
 case $RULES in '' | *[!0-9]*) fail "KLAB_RULES must be a number, not '$RULES'" ;; esac
 case $SOURCE in udp-flood | pktgen) ;; *) fail "KLAB_SOURCE must be udp-flood or pktgen, not '$SOURCE'" ;; esac
 for s in $SYSTEMS; do
@@ -484,17 +495,28 @@ run_libsirq_flood() {	# policy rate cost run
 	recv=$(receiver_spec "$cost")
 	load=$(loadavg)
 	echo "   libsirq flood: $policy, rate $rate pps, cost $cost ns, run $run (load $load): --receiver $recv"
-	# shellcheck disable=SC2046 # eal gives several words
-	app_start "$log" ' (forwards|receives) ' "$L2FWD" $(eal) --vdev=net_null0,no-rx=1 -- \
-		-T 0 --mode irq --policy "$policy" --report "$report" --receiver "$recv"
-	source_start "$rate" "$tag"
+	if [ "$LIBSIRQ_INPUT" = veth ]; then
+		# shellcheck disable=SC2046 # eal gives several words
+		app_start "$log" ' (forwards|receives) ' "$L2FWD" $(eal) --vdev=net_null0,no-rx=1 -- \
+			-T 0 --mode irq --policy "$policy" --report "$report" --receiver "$recv"
+		source_start "$rate" "$tag"
+	else
+		app_start "$log" ' (forwards|receives) ' "$L2FWD" -l "$RX_CPU" --no-huge -m 256 --no-pci \
+			--file-prefix="$PREFIX" --vdev=net_null0 --vdev=net_null1 -- \
+			-T 0 --mode irq --policy "$policy" --report "$report" --receiver "$recv"
+	fi
 	sleep "$WARMUP" & wait $!
 	snapshot "$app" "$report" "$OUT/$tag.start.json" "$log"
 	sleep "$SECONDS_PER_RUN" & wait $!
 	snapshot "$app" "$report" "$OUT/$tag.end.json" "$log"
-	wait "$source" || fail "the flood's source failed; see $OUT/$tag-flood.log"
+	[ "$LIBSIRQ_INPUT" = null ] ||
+		wait "$source" || fail "the flood's source failed; see $OUT/$tag-flood.log"
 	app_stop "$log"
 	w=$(python3 bench/kernel_lab.py --libsirq-window "$OUT/$tag.start.json" "$OUT/$tag.end.json")
+	# What net_null offered is what NET_RX took from it.
+	[ "$LIBSIRQ_INPUT" = veth ] ||
+		json_get - '"{\"source\": \"net_null\", \"sent_pps\": %f, \"send_errors\": 0}" % d["forwarded_pps"]' \
+			<<<"$w" >"$OUT/$tag-flood.json"
 	record "{$(where libsirq "$policy" flood), \"received_pps\": $(json_get - 'd["received_pps"]' <<<"$w"), \"rate\": $rate, \"cost_ns\": $cost, \"run\": $run, \"loadavg\": $load, \"opts\": \"--receiver $recv\", \"window\": $w, \"flood\": $(cat "$OUT/$tag-flood.json")}"
 }
 
@@ -664,7 +686,7 @@ run_guest() {	# kernel
 		KLAB_SCENARIOS="$SCENARIOS" KLAB_SYSTEMS="$SYSTEMS" \
 		KLAB_POLICY="${KLAB_POLICY:-$(default_policies "$k")}" KLAB_RUNS="$RUNS" \
 		KLAB_SECONDS="$SECONDS_PER_RUN" KLAB_RATES="$RATES" KLAB_COSTS="$COSTS" \
-		KLAB_SIZE="$SIZE" KLAB_SOURCE="$SOURCE" KLAB_RULES="$RULES" KLAB_RCVBUF="${KLAB_RCVBUF:-}" KLAB_RECEIVER="$RECEIVER" \
+		KLAB_SIZE="$SIZE" KLAB_SOURCE="$SOURCE" KLAB_RULES="$RULES" KLAB_LIBSIRQ_INPUT="$LIBSIRQ_INPUT" KLAB_RCVBUF="${KLAB_RCVBUF:-}" KLAB_RECEIVER="$RECEIVER" \
 		KLAB_LOAD="$LOAD" KLAB_CONNS="$CONNS" KLAB_RTO_MIN="$RTO_MIN" KLAB_TLP="$TLP" KLAB_BUILD="$BUILD" \
 		bash bench/kernel-lab.sh || fail "$k: the guest's run failed (exit $?); see $dir/console.log"
 	[ -s "$dir/runs.jsonl" ] || fail "$k: the guest wrote no runs"
