@@ -59,7 +59,9 @@ def libsirq_window(start, end):
     with open(end) as f:
         b = json.load(f)
     secs = b["elapsed_s"] - a["elapsed_s"]
-    rx = b["ports"][0]["rx"] - a["ports"][0]["rx"] if "ports" in b else None
+    # Every port's input: the veth end's, or both net_null ports'.
+    rx = sum(p["rx"] for p in b["ports"]) - sum(p["rx"] for p in a["ports"]) \
+        if "ports" in b else None
     la, lb = a["lcores"][0], b["lcores"][0]
     va, vb = a["sirq"]["lcores"][0]["vectors"], b["sirq"]["lcores"][0]["vectors"]
     spent = lambda v, where: sum(x["time_ns_" + where] for x in v.values())
