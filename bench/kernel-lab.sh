@@ -17,11 +17,10 @@
 # on CPU 0; the receiver, its NET_RX and the stall load on CPU 1.
 #
 # Scenarios (KLAB_SCENARIOS), each on both systems (KLAB_SYSTEMS):
-#   flood    pktgen (the kernel's generator, its thread on CPU 0) or
-#            udp-flood (sendmmsg() on CPU 0) sends KLAB_SIZE-byte datagrams
-#            into the veth flat out (or at KLAB_RATES); pktgen offers
-#            several times more. kernel: udp-sink on CPU 1 reads them, the veth
-#            end's receive path steered onto CPU 1 by RPS; libsirq:
+#   flood    udp-flood (sendmmsg() on CPU 0) sends KLAB_SIZE-byte datagrams
+#            into the veth flat out (or at KLAB_RATES). kernel: udp-sink on
+#            CPU 1 reads them, the veth end's receive path steered onto
+#            CPU 1 by RPS and through KLAB_RULES firewall rules; libsirq:
 #            l2fwd-sirq on CPU 1 (irq mode) into its UDP-like receiver
 #            (--receiver, KLAB_RECEIVER), its input the policy lab's: two
 #            net_null ports without end (KLAB_LIBSIRQ_INPUT=null), or the
@@ -50,7 +49,6 @@
 #   KLAB_SECONDS=S             seconds measured per run, after 1 s of warm-up (default 10)
 #   KLAB_RATES="0"             sender's packets/s; 0: as fast as it goes
 #   KLAB_COSTS="0"             receiver's CPU work per datagram, ns
-#   KLAB_SOURCE=udp-flood      the flood's sender: udp-flood or pktgen
 #   KLAB_LIBSIRQ_INPUT=null    libsirq's flood input: null or veth
 #   KLAB_RULES=N               flood: firewall rules (nftables, none
 #                              matching) the kernel's receiving namespace
@@ -93,7 +91,6 @@ SECONDS_PER_RUN=${KLAB_SECONDS:-10}
 WARMUP=1
 COSTS=${KLAB_COSTS:-0}
 RATES=${KLAB_RATES:-0}
-SOURCE=${KLAB_SOURCE:-udp-flood}
 RULES=${KLAB_RULES:-200}
 LIBSIRQ_INPUT=${KLAB_LIBSIRQ_INPUT:-null}
 SIZE=${KLAB_SIZE:-18}
@@ -145,7 +142,6 @@ veth) ;;
 *) fail "KLAB_LIBSIRQ_INPUT must be null or veth, not '$LIBSIRQ_INPUT'" ;;
 esac
 case $RULES in '' | *[!0-9]*) fail "KLAB_RULES must be a number, not '$RULES'" ;; esac
-case $SOURCE in udp-flood | pktgen) ;; *) fail "KLAB_SOURCE must be udp-flood or pktgen, not '$SOURCE'" ;; esac
 for s in $SYSTEMS; do
 	case $s in kernel | libsirq) ;;
 	*) fail "KLAB_SYSTEMS: unknown system '$s' (kernel, libsirq)" ;;
@@ -233,12 +229,13 @@ net_up() {	# kernel|libsirq
 	ip -n "$NS_TX" addr add "$TX_IP/24" dev "$VETH_TX"
 	ip -n "$NS_TX" link set "$VETH_TX" up
 	ip -n "$NS_RX" link set "$VETH_RX" up
-	# A packet socket sees the kernel's TCP and UDP segments with their
-	# checksums left to the device (CHECKSUM_PARTIAL); lwIP needs them done.
-	[ "$1" = kernel ] || in_tx ethtool -K "$VETH_TX" tx off >/dev/null
 	if [ "$1" = kernel ]; then
 		ip -n "$NS_RX" addr add "$RX_IP/24" dev "$VETH_RX"
 		in_rx sh -c "printf '%x' $((1 << RX_CPU)) > /sys/class/net/$VETH_RX/queues/rx-0/rps_cpus"
+	else
+		# A packet socket sees the kernel's TCP and UDP segments with their
+		# checksums left to the device (CHECKSUM_PARTIAL); lwIP needs them done.
+		in_tx ethtool -K "$VETH_TX" tx off >/dev/null
 	fi
 	# Route with rto_min, as tcp-bench.sh: a stalled receiver costs real
 	# retransmissions instead of hiding under the 200 ms default.
@@ -293,62 +290,19 @@ wanted() {	# scenario
 	return 1
 }
 
-# The flood's source on TX_CPU, in the background (its pid in $source):
-# WARMUP seconds, then the window of SECONDS_PER_RUN whose sent packets
-# go to OUT/TAG-flood.json. udp-flood: 18-byte datagrams by sendmmsg();
-# pktgen: the kernel's packet generator (its thread on CPU 0) sending
-# straight into the veth, several times faster.
+# udp-flood on TX_CPU, in the background (its pid in $source): WARMUP
+# seconds, then the window of SECONDS_PER_RUN whose sent packets go to
+# OUT/TAG-flood.json.
 source=""
 source_start() {	# rate tag
-	if [ "$SOURCE" = udp-flood ]; then
-		ip netns exec "$NS_TX" "$BIN/udp-flood" --dst "$RX_IP:$PORT" --cpu "$TX_CPU" --rate "$1" \
-			--size "$SIZE" --warmup "$WARMUP" --duration "$SECONDS_PER_RUN" \
-			--json "$OUT/$2-flood.json" 2>"$OUT/$2-flood.log" &
-	else
-		pktgen_run "$1" "$OUT/$2-flood.json" 2>"$OUT/$2-flood.log" &
-	fi
+	ip netns exec "$NS_TX" "$BIN/udp-flood" --dst "$RX_IP:$PORT" --cpu "$TX_CPU" --rate "$1" \
+		--size "$SIZE" --warmup "$WARMUP" --duration "$SECONDS_PER_RUN" \
+		--json "$OUT/$2-flood.json" 2>"$OUT/$2-flood.log" &
 	source=$!
 	pids+=("$source")
 }
 
-pg() {	# file command (in the sender's namespace)
-	in_tx sh -c "echo '$2' > /proc/net/pktgen/$1"
-	in_tx grep -q '^Result: OK' "/proc/net/pktgen/$1" ||
-		{ echo "pktgen: '$2' refused: $(in_tx grep Result "/proc/net/pktgen/$1")" >&2; return 1; }
-}
-
-pg_sent() {	# packets sent so far
-	in_tx sed -n 's/.*pkts-sofar: \([0-9]*\).*errors: \([0-9]*\).*/\1 \2/p' "/proc/net/pktgen/$VETH_TX"
-}
-
-pktgen_run() {	# rate json
-	local rate=$1 a b t0 t1 dmac
-	[ -d /proc/net/pktgen ] || modprobe pktgen 2>/dev/null || true
-	in_tx test -e /proc/net/pktgen/kpktgend_$TX_CPU || { echo "no pktgen (pktgen.ko)" >&2; return 1; }
-	dmac=$(in_rx cat /sys/class/net/"$VETH_RX"/address)
-	pg kpktgend_$TX_CPU rem_device_all
-	in_tx sh -c "echo 'add_device $VETH_TX' > /proc/net/pktgen/kpktgend_$TX_CPU"
-	local cmd
-	for cmd in "count 0" "clone_skb 0" "pkt_size $((SIZE + 42 + 4))" "delay 0" "dst $RX_IP" \
-		"dst_mac $dmac" "udp_dst_min $PORT" "udp_dst_max $PORT" "udp_src_min 9" "udp_src_max 9"; do
-		pg "$VETH_TX" "$cmd" || return 1
-	done
-	[ "$rate" = 0 ] || pg "$VETH_TX" "ratep $rate" || return 1
-	in_tx sh -c 'echo start > /proc/net/pktgen/pgctrl' &
-	sleep "$WARMUP"
-	a=$(pg_sent) t0=$(date +%s.%N)
-	sleep "$SECONDS_PER_RUN"
-	b=$(pg_sent) t1=$(date +%s.%N)
-	in_tx sh -c 'echo stop > /proc/net/pktgen/pgctrl'
-	wait
-	python3 -c 'import json,sys
-a, e0 = map(int, sys.argv[1].split()); b, e1 = map(int, sys.argv[2].split())
-s = float(sys.argv[4]) - float(sys.argv[3])
-print(json.dumps({"source": "pktgen", "seconds": s, "sent": b - a, "sent_pps": (b - a) / s,
-                  "send_errors": e1 - e0, "rate": int(sys.argv[5])}))' "$a" "$b" "$t0" "$t1" "$rate" >"$2"
-}
-
-# udp-sink on RX_CPU, then the source on TX_CPU; both measure the same
+# udp-sink on RX_CPU, then udp-flood on TX_CPU; both measure the same
 # window after WARMUP seconds.
 run_flood() {	# rate cost run|calibration
 	local rate=$1 cost=$2 run=$3 tag=flood-r$1-c$2-$3 sp load
@@ -364,11 +318,11 @@ run_flood() {	# rate cost run|calibration
 		sleep 0.05
 	done
 	source_start "$rate" "$tag"
-	wait "$source" || fail "the flood's source failed; see $OUT/$tag-flood.log"
+	wait "$source" || fail "udp-flood failed; see $OUT/$tag-flood.log"
 	wait "$sp" || fail "udp-sink failed; see $OUT/$tag-sink.log"
 	pids=()
 	[ "${run#calibration}" = "$run" ] || return 0
-	record "{$(where kernel - flood), \"received_pps\": $(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["received_pps"])' "$OUT/$tag-sink.json"), \"rate\": $rate, \"cost_ns\": $cost, \"run\": $run, \"loadavg\": $load, \"sink\": $(cat "$OUT/$tag-sink.json"), \"flood\": $(cat "$OUT/$tag-flood.json")}"
+	record "{$(where kernel - flood), \"received_pps\": $(json_get "$OUT/$tag-sink.json" 'd["received_pps"]'), \"rate\": $rate, \"cost_ns\": $cost, \"run\": $run, \"loadavg\": $load, \"sink\": $(cat "$OUT/$tag-sink.json"), \"flood\": $(cat "$OUT/$tag-flood.json")}"
 }
 
 # TCP and ICMP counters of a namespace, one "name value" a line.
@@ -510,7 +464,7 @@ run_libsirq_flood() {	# policy rate cost run
 	sleep "$SECONDS_PER_RUN" & wait $!
 	snapshot "$app" "$report" "$OUT/$tag.end.json" "$log"
 	[ "$LIBSIRQ_INPUT" = null ] ||
-		wait "$source" || fail "the flood's source failed; see $OUT/$tag-flood.log"
+		wait "$source" || fail "udp-flood failed; see $OUT/$tag-flood.log"
 	app_stop "$log"
 	w=$(python3 bench/kernel_lab.py --libsirq-window "$OUT/$tag.start.json" "$OUT/$tag.end.json")
 	# What net_null offered is what NET_RX took from it.
@@ -570,8 +524,7 @@ snapshot() {	# pid report dst log
 # in place.
 calibrated=""
 calibrate_receiver() {
-	local c src=$SOURCE proto app
-	SOURCE=udp-flood
+	local c proto app
 	echo "   calibration: the kernel's reader under udp-flood flat out, no rules"
 	run_flood 0 0 calibration-reader
 	c=$(python3 bench/kernel_lab.py --calibrate "$OUT/flood-r0-c0-calibration-reader-sink.json") ||
@@ -585,7 +538,6 @@ calibrate_receiver() {
 			fail "calibration failed"
 		proto=${c% *}
 	fi
-	SOURCE=$src
 	calibrated="proto=${proto}ns,app=COST+${app}ns,rcvbuf=256,threads=1"
 	echo "   calibration: NET_RX $proto ns, reader $app ns a datagram: --receiver $calibrated"
 }
@@ -642,7 +594,7 @@ run_here() {
 					fail "KLAB_RECEIVER=auto takes the kernel's costs from its flood run: add kernel to KLAB_SYSTEMS, or give KLAB_RECEIVER"
 				RECEIVER=$calibrated
 			fi
-			echo "== flood: $SOURCE, rates $RATES pps, costs $COSTS ns, ${SIZE}-byte datagrams"
+			echo "== flood: rates $RATES pps, costs $COSTS ns, ${SIZE}-byte datagrams"
 			net_up "$system"
 			if [ "$system" = kernel ] && [ "$RECEIVER" = auto ] && [[ " $SYSTEMS " = *" libsirq "* ]]; then
 				calibrate_receiver
@@ -697,7 +649,7 @@ run_guest() {	# kernel
 		KLAB_SCENARIOS="$SCENARIOS" KLAB_SYSTEMS="$SYSTEMS" \
 		KLAB_POLICY="${KLAB_POLICY:-$(default_policies "$k")}" KLAB_RUNS="$RUNS" \
 		KLAB_SECONDS="$SECONDS_PER_RUN" KLAB_RATES="$RATES" KLAB_COSTS="$COSTS" \
-		KLAB_SIZE="$SIZE" KLAB_SOURCE="$SOURCE" KLAB_RULES="$RULES" KLAB_LIBSIRQ_INPUT="$LIBSIRQ_INPUT" KLAB_RCVBUF="${KLAB_RCVBUF:-}" KLAB_RECEIVER="$RECEIVER" \
+		KLAB_SIZE="$SIZE" KLAB_RULES="$RULES" KLAB_LIBSIRQ_INPUT="$LIBSIRQ_INPUT" KLAB_RCVBUF="${KLAB_RCVBUF:-}" KLAB_RECEIVER="$RECEIVER" \
 		KLAB_LOAD="$LOAD" KLAB_CONNS="$CONNS" KLAB_RTO_MIN="$RTO_MIN" KLAB_TLP="$TLP" KLAB_BUILD="$BUILD" \
 		bash bench/kernel-lab.sh || fail "$k: the guest's run failed (exit $?); see $dir/console.log"
 	[ -s "$dir/runs.jsonl" ] || fail "$k: the guest wrote no runs"

@@ -14,12 +14,17 @@ receiver's packet rates, the socket's drops and the split of the
 receiver's CPU. Stall: the echo client's RTT and retransmissions, the
 server side's retransmissions, and the ICMP probe's NET_RX waits.
 
-libsirq's rows come from two l2fwd-sirq reports (SIGUSR1, start and end of
-the window): port 0 is the veth end (net_af_packet), so its Rx is what
-libsirq received; what the sender sent and libsirq did not receive was
-lost on the way (the packet socket's ring, or the sender's own queue).
-Their "softirq" is the time libsirq's handlers ran (inline and in sirqd,
-from the report's per-vector times) and their "ksoftirqd" is sirqd's part.
+libsirq's rows come from two reports of the app (SIGUSR1, start and end of
+the window, --libsirq-window): its ports' Rx is what NET_RX took in (the
+veth end's, or the net_null flood's two ports), its receiver's count what
+the application read. Their "softirq" is the time libsirq's handlers ran
+(inline and in sirqd, from the report's per-vector times) and their
+"ksoftirqd" is sirqd's part.
+
+Summary: per kernel, scenario, system and policy the median of the
+scenario's figure (stalls_per_s, received_pps, retrans_segs), and the
+claims of issue 20 checked on them (--calibrate: the kernel's costs a
+datagram, for libsirq's receiver).
 """
 import json
 import os
