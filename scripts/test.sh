@@ -23,10 +23,11 @@ export FUZZ_SECONDS=${FUZZ_SECONDS:-15}
 jobs=$(nproc)
 summary() {
 	# Test cases from Criterion's synthesis lines; one per other test.
-	python3 - "$1" <<'PY'
+	python3 - "$1" "$failures" "$2" <<'PY'
 import json, re, sys
 synth = re.compile(r"Synthesis: Tested: (\d+) \| Passing: (\d+) \| Failing: (\d+) \| Crashing: (\d+)")
 ok = bad = 0
+names = []
 with open(sys.argv[1]) as f:
 	for line in f:
 		r = json.loads(line)
@@ -34,13 +35,20 @@ with open(sys.argv[1]) as f:
 		if m:
 			ok += int(m.group(2))
 			bad += int(m.group(3)) + int(m.group(4))
+			out = (r.get("stdout") or "") + (r.get("stderr") or "")
+			names += [r["name"] + ": " + c for c in re.findall(r"\[FAIL\] (\S+): \(", out)]
 			if r["result"] not in ("OK", "EXPECTEDFAIL") and int(m.group(3)) + int(m.group(4)) == 0:
 				bad += 1	# killed or timed out after its synthesis
+				names.append(r["name"] + " (" + r["result"] + ")")
 		elif r["result"] in ("OK", "EXPECTEDFAIL", "SKIP"):
 			ok += 1
 		else:
 			bad += 1
+			names.append(r["name"] + " (" + r["result"] + ")")
 print(ok, bad)
+with open(sys.argv[2], "a") as f:
+	for n in names:
+		f.write(sys.argv[3] + ": " + n + "\n")
 PY
 }
 
@@ -63,7 +71,7 @@ run_suite() {	# name builddir meson-setup-args... -- meson-test-args...
 	echo "== $name: test ${tests[*]}"
 	local rc=0
 	meson test -C "$dir" --print-errorlogs --num-processes "$jobs" "${tests[@]}" || rc=$?
-	read -r ok bad < <(summary "$dir/meson-logs/testlog.json")
+	read -r ok bad < <(summary "$dir/meson-logs/testlog.json" "$name")
 	echo "== $name: $ok passed, $bad failed"
 	passed=$((passed + ok))
 	failed=$((failed + bad))
@@ -72,6 +80,9 @@ run_suite() {	# name builddir meson-setup-args... -- meson-test-args...
 
 passed=0
 failed=0
+# The failed tests' names, printed again at the end where CI's tail shows them.
+failures=$(mktemp)
+trap 'rm -f "$failures"' EXIT
 
 run_suite werror build-ci -Dwerror=true -Dbuildtype=debugoptimized --
 # Everything that runs on virtual devices; the install check is left out:
@@ -98,8 +109,14 @@ tests/deb/check-deb.sh || rc=$?
 case $rc in
 0) passed=$((passed + 1)); echo "== deb: 1 passed, 0 failed" ;;
 77) passed=$((passed + 1)); echo "== deb: skipped (counted as passed, as meson counts SKIP)" ;;
-*) failed=$((failed + 1)); echo "== deb: 0 passed, 1 failed" ;;
+*) failed=$((failed + 1)); echo "== deb: 0 passed, 1 failed"
+   echo "deb: tests/deb/check-deb.sh (exit $rc)" >>"$failures" ;;
 esac
+
+if [ -s "$failures" ]; then
+	echo "== failed:"
+	sed 's/^/  /' "$failures"
+fi
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
