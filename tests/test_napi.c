@@ -2,17 +2,21 @@
 
 /*
  * NAPI's accounting (sirq_napi_core.c) on the fake clock: napi_schedule,
- * napi_poll and net_rx_action as net/core/dev.c (v6.1) orders them. Each
- * test names the kernel line it holds the core to.
+ * napi_poll and net_rx_action as net/core/dev.c (v6.1) orders them, and
+ * the per-NAPI modes of 6.13 (napi_defer_hard_irqs and gro_flush_timeout,
+ * irq_suspend_timeout, busy polling with prefer_busy_poll, threaded NAPI).
+ * Each test names the kernel line it holds the core to.
  *
  * The driver is a table of backlogs: a poll of context i takes
  * min(backlog[i], weight) packets, logs i, and advances the clock by
  * cost_ns per packet. net_rx_action is called directly, as NET_RX's
  * handler would, with NET_RX's pending bit cleared first so that a raise
- * by the run is seen.
+ * by the run is seen. The contexts' hrtimers are run by calling
+ * sirq_softnet_timers() at an exact time, as a "hardirq" would.
  */
 
 #include <errno.h>
+#include <inttypes.h>
 #include <string.h>
 
 #include "harness.h"
@@ -22,6 +26,18 @@
 #define BUDGET 300			/* netdev_budget */
 #define BUDGET_USECS 2000		/* netdev_budget_usecs */
 #define UNREACHED_BUDGET 1000000
+
+/*
+ * The per-NAPI settings of the tests of deferral and suspension: the
+ * values of Documentation/networking/napi.rst's irq suspension example
+ * (gro_flush_timeout 50 us, irq_suspend_timeout 20 ms), with two empty
+ * polls before the interrupt is back.
+ */
+#define DEFER_HARD_IRQS 2
+#define GRO_FLUSH_TIMEOUT US(50)
+#define IRQ_SUSPEND_TIMEOUT MS(20)
+/* The busy poller's budget: BUSY_POLL_BUDGET, epoll's default. */
+#define BUSY_POLL_BUDGET 8
 
 struct driver {
 	struct harness h;
@@ -41,6 +57,7 @@ struct driver {
 	 */
 	unsigned int late[SIRQ_NAPI_MAX];
 	unsigned int rearms[SIRQ_NAPI_MAX];
+	unsigned int wakes[SIRQ_NAPI_MAX];	/* its thread woken */
 };
 
 static unsigned int
@@ -76,6 +93,16 @@ driver_rearm(void *ctx, uint16_t idx)
 }
 
 static void
+driver_wake_thread(void *ctx, uint16_t idx)
+{
+	struct driver *d = ctx;
+
+	cr_assert(sirq_napi_is_scheduled(&d->sd, idx),
+		  "context %u's thread woken while not scheduled", idx);
+	d->wakes[idx]++;
+}
+
+static void
 driver_init_params(struct driver *d, const struct sirq_params *p,
 		   unsigned int budget, unsigned int nb_napi)
 {
@@ -92,6 +119,7 @@ driver_init_params(struct driver *d, const struct sirq_params *p,
 		.budget_usecs = BUDGET_USECS,
 		.poll = driver_poll,
 		.rearm = driver_rearm,
+		.wake_thread = driver_wake_thread,
 		.poll_ctx = d,
 		.time_squeeze = &d->time_squeeze,
 		.budget_exhausted = &d->budget_exhausted,
@@ -576,5 +604,741 @@ Test(napi, init_and_add_refuse_what_net_rx_action_cannot_run)
 	for (i = 0; i < SIRQ_NAPI_MAX; i++)
 		cr_assert(eq(int, sirq_napi_add(&sd, WEIGHT), (int)i));
 	cr_assert(eq(int, sirq_napi_add(&sd, WEIGHT), -ENOSPC));
+	driver_fini(&d);
+}
+
+/*
+ * The per-NAPI modes of 6.13: napi_complete_done() with defer_hard_irqs,
+ * gro_flush_timeout and irq_suspend_timeout, napi_watchdog(), __napi_poll()
+ * under prefer_busy_poll, napi_busy_loop() and busy_poll_stop(),
+ * napi_suspend_irqs() and napi_resume_irqs(), threaded NAPI.
+ */
+
+static void
+napi_set(struct driver *d, uint16_t idx, uint32_t defer_hard_irqs,
+	 uint64_t gro_flush_timeout_ns, uint64_t irq_suspend_timeout_ns)
+{
+	struct sirq_napi_cfg cfg = {
+		.defer_hard_irqs = defer_hard_irqs,
+		.gro_flush_timeout_ns = gro_flush_timeout_ns,
+		.irq_suspend_timeout_ns = irq_suspend_timeout_ns,
+	};
+
+	cr_assert(eq(int, sirq_napi_set_cfg(&d->sd, idx, &cfg), 0));
+}
+
+/* Context @idx's interrupt stays masked while it is idle. */
+static bool
+irq_off(const struct driver *d, uint16_t idx)
+{
+	return (d->sd.irq_off & (UINT64_C(1) << idx)) != 0;
+}
+
+/* NAPI_STATE_PREFER_BUSY_POLL. */
+static bool
+prefers_busy_poll(const struct driver *d, uint16_t idx)
+{
+	return (d->sd.prefer_busy_poll & (UINT64_C(1) << idx)) != 0;
+}
+
+/*
+ * The next timer is due at @deadline, exactly: nothing expires 1 ns
+ * before, one timer at @deadline, where the clock is left.
+ */
+static void
+expect_timer_fires_at(struct driver *d, uint64_t deadline)
+{
+	cr_assert(eq(u64, sirq_softnet_next_timer(&d->sd), deadline),
+		  "next timer at %" PRIu64 ", want %" PRIu64,
+		  sirq_softnet_next_timer(&d->sd), deadline);
+	clock_set(&d->h, deadline - 1);
+	cr_assert(eq(uint, sirq_softnet_timers(&d->sd), 0),
+		  "a timer expired 1 ns before its deadline");
+	clock_set(&d->h, deadline);
+	cr_assert(eq(uint, sirq_softnet_timers(&d->sd), 1),
+		  "no timer expired at its deadline");
+}
+
+/*
+ * napi_complete_done():
+ *	if (work_done) n->defer_hard_irqs_count = napi_get_defer_hard_irqs(n);
+ *	if (ret && n->defer_hard_irqs_count > 0) {
+ *		n->defer_hard_irqs_count--;
+ *		timeout = napi_get_gro_flush_timeout(n);
+ *		if (timeout) ret = false;
+ *	}
+ *	... if (timeout) hrtimer_start(&n->timer, ...);
+ * defer_hard_irqs 2, gro_flush_timeout 50 us: the poll that found work
+ * completes with the interrupt still masked (the driver does not re-arm
+ * it) and napi_watchdog() schedules the context 50 us later; the first
+ * empty poll defers again, the second turns the interrupt back on and
+ * arms nothing.
+ */
+Test(napi, defer_hard_irqs_repolls_at_gro_flush_timeout_then_rearms)
+{
+	struct driver d;
+
+	driver_init(&d, 1);
+	napi_set(&d, 0, DEFER_HARD_IRQS, GRO_FLUSH_TIMEOUT, 0);
+	d.backlog[0] = 10;
+	sirq_napi_schedule(&d.sd, 0);
+
+	cr_assert(not(net_rx_action(&d)));
+	EXPECT_POLLED(&d, 0);
+	cr_assert(not(sirq_napi_is_scheduled(&d.sd, 0)), "completed");
+	cr_assert(eq(uint, d.rearms[0], 0), "deferred: not re-armed");
+	cr_assert(irq_off(&d, 0));
+
+	expect_timer_fires_at(&d, T0 + GRO_FLUSH_TIMEOUT);
+	cr_assert(sirq_napi_is_scheduled(&d.sd, 0));
+	cr_assert(net_rx_pending(&d), "__napi_schedule_irqoff() raised NET_RX");
+	cr_assert(not(net_rx_action(&d)));
+	EXPECT_POLLED(&d, 0);
+	cr_assert(eq(uint, d.rearms[0], 0), "first empty poll: still deferred");
+	cr_assert(irq_off(&d, 0));
+
+	expect_timer_fires_at(&d, T0 + 2 * GRO_FLUSH_TIMEOUT);
+	cr_assert(not(net_rx_action(&d)));
+	EXPECT_POLLED(&d, 0);
+	cr_assert(eq(uint, d.rearms[0], 1), "second empty poll: re-armed");
+	cr_assert(not(irq_off(&d, 0)));
+	cr_assert(eq(u64, sirq_softnet_next_timer(&d.sd), 0), "no timer armed");
+	cr_assert(eq(u64, d.sd.counters[0].deferred, 2));
+	cr_assert(eq(u64, d.sd.counters[0].watchdog, 2));
+	driver_fini(&d);
+}
+
+/*
+ * A context nobody configured (napi_get_defer_hard_irqs() and
+ * napi_get_gro_flush_timeout() 0) is v6.1: napi_complete_done() keeps
+ * timeout 0 and returns true, so the driver re-arms at every completion,
+ * with work or without, and no hrtimer is ever started.
+ */
+Test(napi, default_settings_rearm_at_every_completion_and_arm_no_timer)
+{
+	static const unsigned int found[] = { 10, 0, 0, 3 };
+	struct driver d;
+	unsigned int i;
+
+	driver_init(&d, 1);
+	for (i = 0; i < 4; i++) {
+		d.backlog[0] = found[i];
+		sirq_napi_schedule(&d.sd, 0);
+		cr_assert(not(net_rx_action(&d)));
+		EXPECT_POLLED(&d, 0);
+		cr_assert(eq(uint, d.rearms[0], i + 1), "completion %u", i);
+		cr_assert(not(irq_off(&d, 0)));
+		cr_assert(eq(u64, sirq_softnet_next_timer(&d.sd), 0),
+			  "completion %u armed a timer", i);
+	}
+	clock_advance(&d.h, SEC(1));
+	cr_assert(eq(uint, sirq_softnet_timers(&d.sd), 0));
+	cr_assert(eq(u64, d.sd.counters[0].deferred, 0));
+	driver_fini(&d);
+}
+
+/*
+ * napi_complete_done(): if (work_done) { if (n->gro_bitmask) timeout =
+ * napi_get_gro_flush_timeout(n); ... }: without defer_hard_irqs,
+ * gro_flush_timeout only times the flush of held GRO packets, and
+ * libsirq has no GRO (gro_bitmask is always 0). The interrupt is back at
+ * the completion and no timer is armed.
+ */
+Test(napi, gro_flush_timeout_without_defer_hard_irqs_arms_nothing)
+{
+	struct driver d;
+
+	driver_init(&d, 1);
+	napi_set(&d, 0, 0, GRO_FLUSH_TIMEOUT, 0);
+	d.backlog[0] = 10;
+	sirq_napi_schedule(&d.sd, 0);
+
+	cr_assert(not(net_rx_action(&d)));
+	EXPECT_POLLED(&d, 0);
+	cr_assert(eq(uint, d.rearms[0], 1));
+	cr_assert(not(irq_off(&d, 0)));
+	cr_assert(eq(u64, sirq_softnet_next_timer(&d.sd), 0));
+	clock_advance(&d.h, GRO_FLUSH_TIMEOUT);
+	cr_assert(eq(uint, sirq_softnet_timers(&d.sd), 0));
+	cr_assert(not(sirq_napi_is_scheduled(&d.sd, 0)));
+	driver_fini(&d);
+}
+
+/*
+ * napi_complete_done(): if (work_done) n->defer_hard_irqs_count =
+ * napi_get_defer_hard_irqs(n); — the count is of empty polls in a row.
+ * Work, empty, work, empty, empty (the packets arrive while the
+ * interrupt is masked): the third poll restarts the count, so the
+ * interrupt is back only at the fifth, not at the third.
+ */
+Test(napi, work_restarts_the_defer_hard_irqs_count)
+{
+	static const unsigned int found[] = { 10, 0, 7, 0, 0 };
+	struct driver d;
+	unsigned int i;
+
+	driver_init(&d, 1);
+	napi_set(&d, 0, DEFER_HARD_IRQS, GRO_FLUSH_TIMEOUT, 0);
+	sirq_napi_schedule(&d.sd, 0);
+	for (i = 0; i < 5; i++) {
+		if (i > 0)
+			expect_timer_fires_at(&d, clock_now(&d.h) +
+					      GRO_FLUSH_TIMEOUT);
+		d.backlog[0] = found[i];
+		cr_assert(not(net_rx_action(&d)));
+		EXPECT_POLLED(&d, 0);
+		cr_assert(eq(uint, d.rearms[0], i == 4 ? 1 : 0),
+			  "completion %u: %u re-arms", i, d.rearms[0]);
+	}
+	cr_assert(not(irq_off(&d, 0)));
+	cr_assert(eq(u64, sirq_softnet_next_timer(&d.sd), 0));
+	driver_fini(&d);
+}
+
+/*
+ * irq suspension (6.13, Documentation/networking/napi.rst): while the
+ * application's busy poll finds events, the interrupt stays masked and
+ * NET_RX never runs for the context. busy_poll_stop() with prefer:
+ * timeout = napi_get_irq_suspend_timeout(napi) ... hrtimer_start();
+ * skip_schedule = true; then ep_poll() finds events and
+ * napi_suspend_irqs() pushes the hrtimer out to irq_suspend_timeout
+ * again. When the application stops polling, the timer is the safety
+ * net: napi_watchdog() schedules the context exactly irq_suspend_timeout
+ * after the last suspend, and from that completion on the deferral
+ * (defer_hard_irqs, gro_flush_timeout) decides as usual.
+ *
+ * The application runs every 1 ms for 100 ms; 10 packets arrive while it
+ * holds the context (an interrupt would find it scheduled): 8 for its
+ * busy poll, 2 for busy_poll_stop()'s last poll. Then it stops and 5
+ * packets arrive with the interrupt masked.
+ */
+Test(napi, a_suspended_irq_stays_off_while_busy_polls_find_events)
+{
+	uint64_t last_suspend = 0, expiry;
+	unsigned int ms, work, last;
+	struct driver d;
+
+	driver_init(&d, 1);
+	napi_set(&d, 0, DEFER_HARD_IRQS, GRO_FLUSH_TIMEOUT,
+		 IRQ_SUSPEND_TIMEOUT);
+
+	for (ms = 0; ms < 100; ms++) {
+		clock_set(&d.h, T0 + MS(ms));
+		d.h.nlog = 0;
+		cr_assert(eq(uint, sirq_softnet_timers(&d.sd), 0),
+			  "%u ms: the suspend timer expired", ms);
+		cr_assert(sirq_napi_busy_poll_start(&d.sd, 0, true),
+			  "%u ms: not taken", ms);
+		d.backlog[0] += 10;
+		work = sirq_napi_busy_poll_once(&d.sd, 0, BUSY_POLL_BUDGET);
+		last = sirq_napi_busy_poll_stop(&d.sd, 0, true,
+						BUSY_POLL_BUDGET);
+		if (work + last != 0) {
+			sirq_softnet_suspend_irqs(&d.sd, 0);
+			last_suspend = clock_now(&d.h);
+		}
+
+		cr_assert(eq(uint, work, BUSY_POLL_BUDGET));
+		cr_assert(eq(uint, last, 2),
+			  "busy_poll_stop()'s poll took the rest");
+		EXPECT_POLLED(&d, 0, 0);
+		cr_assert(not(sirq_napi_is_scheduled(&d.sd, 0)));
+		cr_assert(irq_off(&d, 0), "%u ms: interrupt on", ms);
+		cr_assert(eq(uint, d.rearms[0], 0), "%u ms: re-armed", ms);
+		cr_assert(not(net_rx_pending(&d)), "%u ms: NET_RX raised", ms);
+		cr_assert(eq(u64, sirq_softnet_next_timer(&d.sd),
+			     last_suspend + IRQ_SUSPEND_TIMEOUT),
+			  "%u ms: the timer was not pushed out", ms);
+	}
+	cr_assert(eq(u64, last_suspend, T0 + MS(99)));
+	cr_assert(eq(u64, d.sd.counters[0].watchdog, 0));
+
+	clock_set(&d.h, T0 + MS(100));
+	d.backlog[0] = 5;
+	expiry = last_suspend + IRQ_SUSPEND_TIMEOUT;
+	expect_timer_fires_at(&d, expiry);
+	cr_assert(sirq_napi_is_scheduled(&d.sd, 0));
+	cr_assert(net_rx_pending(&d));
+
+	/* A completion with work: the deferral, its count from the top. */
+	cr_assert(not(net_rx_action(&d)));
+	EXPECT_POLLED(&d, 0);
+	cr_assert(eq(uint, d.backlog[0], 0));
+	cr_assert(eq(uint, d.rearms[0], 0), "deferred");
+	cr_assert(irq_off(&d, 0));
+	expect_timer_fires_at(&d, expiry + GRO_FLUSH_TIMEOUT);
+	cr_assert(not(net_rx_action(&d)));
+	EXPECT_POLLED(&d, 0);
+	cr_assert(eq(uint, d.rearms[0], 0), "first empty poll: still deferred");
+	expect_timer_fires_at(&d, expiry + 2 * GRO_FLUSH_TIMEOUT);
+	cr_assert(not(net_rx_action(&d)));
+	EXPECT_POLLED(&d, 0);
+	cr_assert(eq(uint, d.rearms[0], 1), "second empty poll: interrupt on");
+	cr_assert(not(irq_off(&d, 0)));
+	cr_assert(eq(u64, sirq_softnet_next_timer(&d.sd), 0));
+	driver_fini(&d);
+}
+
+/*
+ * napi_complete_done():
+ *	if (napi_prefer_busy_poll(n)) {
+ *		timeout = napi_get_irq_suspend_timeout(n);
+ *		if (timeout) ret = false;
+ *	}
+ *	if (ret && n->defer_hard_irqs_count > 0) { ... }
+ * How suspension starts: a busy poller found the context held by NET_RX
+ * and marked it; NET_RX's completion then keeps the interrupt masked for
+ * irq_suspend_timeout, not gro_flush_timeout, and consumes no deferral:
+ * the count its work set stays whole, so once the timer has brought the
+ * context back, two empty polls are deferred and the third re-arms.
+ */
+Test(napi, prefer_busy_poll_completion_masks_for_irq_suspend_timeout)
+{
+	uint64_t expiry;
+	struct driver d;
+	unsigned int i;
+
+	driver_init(&d, 1);
+	napi_set(&d, 0, DEFER_HARD_IRQS, GRO_FLUSH_TIMEOUT,
+		 IRQ_SUSPEND_TIMEOUT);
+	d.backlog[0] = 10;
+	sirq_napi_schedule(&d.sd, 0);
+	cr_assert(not(sirq_napi_busy_poll_start(&d.sd, 0, true)),
+		  "NET_RX has it");
+
+	cr_assert(not(net_rx_action(&d)));
+	EXPECT_POLLED(&d, 0);
+	cr_assert(not(sirq_napi_is_scheduled(&d.sd, 0)), "completed");
+	cr_assert(not(prefers_busy_poll(&d, 0)));
+	cr_assert(eq(uint, d.rearms[0], 0), "suspended: not re-armed");
+	cr_assert(irq_off(&d, 0));
+
+	expiry = T0 + IRQ_SUSPEND_TIMEOUT;
+	for (i = 0; i < 3; i++) {
+		expect_timer_fires_at(&d, expiry);
+		cr_assert(not(net_rx_action(&d)));
+		EXPECT_POLLED(&d, 0);
+		cr_assert(eq(uint, d.rearms[0], i == 2 ? 1 : 0),
+			  "empty poll %u: %u re-arms", i + 1, d.rearms[0]);
+		expiry += GRO_FLUSH_TIMEOUT;
+	}
+	cr_assert(not(irq_off(&d, 0)));
+	cr_assert(eq(u64, sirq_softnet_next_timer(&d.sd), 0));
+	driver_fini(&d);
+}
+
+/*
+ * napi_suspend_irqs(): if (timeout) hrtimer_start(...);
+ * napi_resume_irqs(): if (napi_get_irq_suspend_timeout(napi)) {
+ * local_bh_disable(); napi_schedule(napi); local_bh_enable(); }.
+ * The busy poll found nothing: a suspended context is scheduled now, not
+ * at its timer. Without irq_suspend_timeout neither does anything.
+ */
+Test(napi, napi_resume_irqs_schedules_only_a_napi_with_irq_suspend_timeout)
+{
+	struct driver d;
+
+	driver_init(&d, 2);
+	napi_set(&d, 0, DEFER_HARD_IRQS, GRO_FLUSH_TIMEOUT,
+		 IRQ_SUSPEND_TIMEOUT);
+	napi_set(&d, 1, DEFER_HARD_IRQS, GRO_FLUSH_TIMEOUT, 0);
+
+	sirq_softnet_suspend_irqs(&d.sd, 1);
+	cr_assert(eq(u64, sirq_softnet_next_timer(&d.sd), 0));
+	sirq_softnet_resume_irqs(&d.sd, 1);
+	cr_assert(not(sirq_napi_is_scheduled(&d.sd, 1)));
+	cr_assert(not(net_rx_pending(&d)));
+
+	sirq_softnet_suspend_irqs(&d.sd, 0);
+	cr_assert(eq(u64, sirq_softnet_next_timer(&d.sd),
+		     T0 + IRQ_SUSPEND_TIMEOUT));
+	sirq_softnet_resume_irqs(&d.sd, 0);
+	cr_assert(sirq_napi_is_scheduled(&d.sd, 0));
+	cr_assert(net_rx_pending(&d));
+	cr_assert(not(net_rx_action(&d)));
+	EXPECT_POLLED(&d, 0);
+	driver_fini(&d);
+}
+
+/*
+ * napi_busy_loop(): a context NET_RX holds (NAPIF_STATE_SCHED) is not
+ * taken; with prefer_busy_poll it is marked:
+ *	if (flags & NAPI_F_PREFER_BUSY_POLL)
+ *		set_bit(NAPI_STATE_PREFER_BUSY_POLL, &napi->state);
+ * and NET_RX stands aside: __napi_poll():
+ *	if (napi_prefer_busy_poll(n)) {
+ *		if (napi_complete_done(n, work)) napi_schedule(n);
+ *		return work;
+ *	}
+ * a full-weight poll completes it instead of repolling it, and
+ * napi_complete_done() (irq_suspend_timeout 0, work found) defers its
+ * interrupt under gro_flush_timeout, for the busy poller to take.
+ * Without prefer NET_RX keeps it on its repoll list.
+ */
+Test(napi, busy_poll_with_prefer_makes_net_rx_complete_a_full_napi)
+{
+	struct driver d;
+
+	driver_init(&d, 1);
+	napi_set(&d, 0, DEFER_HARD_IRQS, GRO_FLUSH_TIMEOUT, 0);
+	d.backlog[0] = 10 * WEIGHT;
+	sirq_napi_schedule(&d.sd, 0);
+
+	cr_assert(not(sirq_napi_busy_poll_start(&d.sd, 0, false)),
+		  "NET_RX has it");
+	cr_assert(not(prefers_busy_poll(&d, 0)));
+	cr_assert(net_rx_action(&d), "without prefer: repolled");
+	EXPECT_POLLED(&d, 0);
+	cr_assert(sirq_napi_is_scheduled(&d.sd, 0));
+
+	cr_assert(not(sirq_napi_busy_poll_start(&d.sd, 0, true)),
+		  "NET_RX has it");
+	cr_assert(prefers_busy_poll(&d, 0));
+	cr_assert(not(net_rx_action(&d)), "with prefer: not repolled");
+	EXPECT_POLLED(&d, 0);
+	cr_assert(eq(uint, d.backlog[0], 8 * WEIGHT), "two full polls");
+	cr_assert(not(sirq_napi_is_scheduled(&d.sd, 0)), "completed");
+	cr_assert(not(prefers_busy_poll(&d, 0)),
+		  "napi_complete_done() clears the mark");
+	cr_assert(eq(uint, d.rearms[0], 0), "deferred: not re-armed");
+	cr_assert(irq_off(&d, 0));
+	cr_assert(eq(u64, sirq_softnet_next_timer(&d.sd),
+		     T0 + GRO_FLUSH_TIMEOUT));
+	cr_assert(sirq_napi_busy_poll_start(&d.sd, 0, true),
+		  "the busy poller takes it now");
+	driver_fini(&d);
+}
+
+/*
+ * napi_complete_done(): if (unlikely(n->state & (NAPIF_STATE_NPSVC |
+ * NAPIF_STATE_IN_BUSY_POLL))) return false; — the busy poller's own
+ * polls do not complete the context, however little they find: it stays
+ * scheduled (an interrupt finds it taken) until busy_poll_stop(), whose
+ * last poll ("All we really want here is to re-enable device
+ * interrupts") completes it; without prefer nothing is deferred and the
+ * driver re-arms.
+ */
+Test(napi, a_busy_polled_napi_is_completed_only_by_busy_poll_stop)
+{
+	struct driver d;
+
+	driver_init(&d, 1);
+	cr_assert(sirq_napi_busy_poll_start(&d.sd, 0, false));
+	cr_assert(sirq_napi_is_scheduled(&d.sd, 0));
+	cr_assert(not(net_rx_pending(&d)), "the poller's, not NET_RX's");
+	d.backlog[0] = 5;
+	cr_assert(eq(uint, sirq_napi_busy_poll_once(&d.sd, 0,
+						    BUSY_POLL_BUDGET), 5));
+	cr_assert(eq(uint, sirq_napi_busy_poll_once(&d.sd, 0,
+						    BUSY_POLL_BUDGET), 0));
+	cr_assert(sirq_napi_is_scheduled(&d.sd, 0), "not completed");
+	cr_assert(eq(uint, d.rearms[0], 0));
+	cr_assert(not(sirq_napi_schedule(&d.sd, 0)),
+		  "an interrupt finds it taken");
+
+	cr_assert(eq(uint, sirq_napi_busy_poll_stop(&d.sd, 0, false,
+						    BUSY_POLL_BUDGET), 0));
+	EXPECT_POLLED(&d, 0, 0, 0);
+	cr_assert(not(sirq_napi_is_scheduled(&d.sd, 0)), "completed");
+	cr_assert(eq(uint, d.rearms[0], 1));
+	cr_assert(not(irq_off(&d, 0)));
+	cr_assert(eq(u64, sirq_softnet_next_timer(&d.sd), 0));
+	cr_assert(not(net_rx_pending(&d)));
+	driver_fini(&d);
+}
+
+/*
+ * busy_poll_stop() with prefer: napi->defer_hard_irqs_count =
+ * napi_get_defer_hard_irqs(napi); if (napi->defer_hard_irqs_count)
+ * timeout = napi_get_gro_flush_timeout(napi); if (timeout) {
+ * hrtimer_start(...); skip_schedule = true; } — before the last poll.
+ * A last poll that used its whole budget does not complete, and
+ * __busy_poll_stop(napi, true) only clears NAPI_STATE_SCHED: the context
+ * is idle with its interrupt still masked and NET_RX not raised, until
+ * napi_watchdog(). 100 ns a packet tells the timer's start (at the call)
+ * from the end of the last poll.
+ */
+Test(napi, busy_poll_stop_with_prefer_leaves_a_full_napi_masked_under_its_timer)
+{
+	struct driver d;
+	uint64_t stop;
+
+	driver_init(&d, 1);
+	d.cost_ns = 100;
+	napi_set(&d, 0, DEFER_HARD_IRQS, GRO_FLUSH_TIMEOUT, 0);
+	cr_assert(sirq_napi_busy_poll_start(&d.sd, 0, true));
+	d.backlog[0] = 100;
+	cr_assert(eq(uint, sirq_napi_busy_poll_once(&d.sd, 0,
+						    BUSY_POLL_BUDGET),
+		     BUSY_POLL_BUDGET));
+
+	stop = clock_now(&d.h);
+	cr_assert(eq(uint, sirq_napi_busy_poll_stop(&d.sd, 0, true,
+						    BUSY_POLL_BUDGET),
+		     BUSY_POLL_BUDGET), "the last poll used its whole budget");
+	cr_assert(eq(u64, clock_now(&d.h), stop + BUSY_POLL_BUDGET * 100));
+	cr_assert(not(sirq_napi_is_scheduled(&d.sd, 0)), "idle");
+	cr_assert(irq_off(&d, 0), "masked");
+	cr_assert(eq(uint, d.rearms[0], 0));
+	cr_assert(not(net_rx_pending(&d)), "skip_schedule: NET_RX not raised");
+
+	expect_timer_fires_at(&d, stop + GRO_FLUSH_TIMEOUT);
+	cr_assert(sirq_napi_is_scheduled(&d.sd, 0));
+	cr_assert(net_rx_pending(&d));
+	driver_fini(&d);
+}
+
+/*
+ * busy_poll_stop() without prefer: no timer; if (rc == budget)
+ * __busy_poll_stop(napi, false) -> __napi_schedule(napi): a full last
+ * poll leaves the context scheduled, for NET_RX.
+ */
+Test(napi, busy_poll_stop_without_prefer_hands_a_full_napi_to_net_rx)
+{
+	struct driver d;
+
+	driver_init(&d, 1);
+	napi_set(&d, 0, DEFER_HARD_IRQS, GRO_FLUSH_TIMEOUT, 0);
+	cr_assert(sirq_napi_busy_poll_start(&d.sd, 0, false));
+	d.backlog[0] = 100;
+	cr_assert(eq(uint, sirq_napi_busy_poll_once(&d.sd, 0,
+						    BUSY_POLL_BUDGET),
+		     BUSY_POLL_BUDGET));
+
+	cr_assert(eq(uint, sirq_napi_busy_poll_stop(&d.sd, 0, false,
+						    BUSY_POLL_BUDGET),
+		     BUSY_POLL_BUDGET), "the last poll used its whole budget");
+	cr_assert(sirq_napi_is_scheduled(&d.sd, 0));
+	cr_assert(net_rx_pending(&d), "__napi_schedule() raised NET_RX");
+	cr_assert(eq(u64, sirq_softnet_next_timer(&d.sd), 0));
+	cr_assert(net_rx_action(&d), "a full poll: repolled");
+	EXPECT_POLLED(&d, 0);
+	cr_assert(eq(uint, d.backlog[0], 100 - 2 * BUSY_POLL_BUDGET - WEIGHT));
+	driver_fini(&d);
+}
+
+/*
+ * ____napi_schedule(): if (test_bit(NAPI_STATE_THREADED, &napi->state))
+ * { ... wake_up_process(thread); return; } — not on the poll list, no
+ * NET_RX. napi_threaded_poll_loop(): __napi_poll(napi, &repoll) again
+ * while it used its whole weight (repoll); a poll under its weight
+ * completes it, and napi_thread_wait() sleeps while it is not scheduled.
+ */
+Test(napi, a_threaded_napi_is_polled_by_its_thread_not_by_net_rx)
+{
+	struct sirq_napi_cfg threaded = { .threaded = true };
+	struct driver d;
+
+	driver_init(&d, 1);
+	cr_assert(eq(int, sirq_napi_set_cfg(&d.sd, 0, &threaded), 0));
+	d.backlog[0] = 2 * WEIGHT + 10;
+
+	cr_assert(sirq_napi_schedule(&d.sd, 0));
+	cr_assert(eq(uint, d.wakes[0], 1), "its thread woken");
+	cr_assert(not(net_rx_pending(&d)), "NET_RX not raised");
+	cr_assert(not(net_rx_action(&d)));
+	expect_no_poll(&d);
+	cr_assert(not(sirq_napi_schedule(&d.sd, 0)), "already scheduled");
+	cr_assert(eq(uint, d.wakes[0], 1), "woken once");
+
+	cr_assert(sirq_napi_threaded_poll(&d.sd, 0), "64: poll again");
+	cr_assert(sirq_napi_threaded_poll(&d.sd, 0), "64: poll again");
+	cr_assert(not(sirq_napi_threaded_poll(&d.sd, 0)), "10: completed");
+	EXPECT_POLLED(&d, 0, 0, 0);
+	cr_assert(not(sirq_napi_is_scheduled(&d.sd, 0)));
+	cr_assert(eq(uint, d.rearms[0], 1));
+	cr_assert(not(sirq_napi_threaded_poll(&d.sd, 0)), "idle");
+	cr_assert(eq(uint, d.h.nlog, 3), "not polled while idle");
+	cr_assert(not(net_rx_pending(&d)));
+	cr_assert(eq(u64, d.sd.counters[0].thread_polls, 3));
+	driver_fini(&d);
+}
+
+/*
+ * napi-set on libsirq's terms: a threaded context needs a thread to
+ * wake (the kernel creates it, napi_kthread_create(), before it sets
+ * NAPI_STATE_THREADED), an unknown context has no settings, and the
+ * poller changes only while the context is idle: a scheduled context is
+ * on NET_RX's list or its thread's to poll (dev_set_threaded() lets the
+ * switch happen at the next napi_schedule() instead). Settings other
+ * than threaded change any time.
+ */
+Test(napi, napi_set_cfg_refuses_a_context_no_poller_could_run)
+{
+	struct sirq_napi_cfg threaded = { .threaded = true };
+	struct sirq_napi_cfg deferred = {
+		.defer_hard_irqs = DEFER_HARD_IRQS,
+		.gro_flush_timeout_ns = GRO_FLUSH_TIMEOUT,
+	};
+	struct sirq_softnet_conf conf;
+	struct sirq_softnet sd;
+	struct driver d;
+
+	driver_init(&d, 1);
+	conf = (struct sirq_softnet_conf){
+		.cpu = d.h.cpu,
+		.budget = BUDGET,
+		.budget_usecs = BUDGET_USECS,
+		.poll = driver_poll,
+		.rearm = driver_rearm,
+		.poll_ctx = &d,
+		.time_squeeze = &d.time_squeeze,
+		.budget_exhausted = &d.budget_exhausted,
+	};
+	cr_assert(eq(int, sirq_softnet_init(&sd, &conf), 0));
+	cr_assert(eq(int, sirq_napi_add(&sd, WEIGHT), 0));
+	cr_assert(eq(int, sirq_napi_set_cfg(&sd, 0, &threaded), -EINVAL),
+		  "no wake_thread");
+	cr_assert(eq(int, sirq_napi_set_cfg(&sd, 0, &deferred), 0));
+
+	cr_assert(eq(int, sirq_napi_set_cfg(&d.sd, 1, &deferred), -EINVAL),
+		  "no context 1");
+
+	sirq_napi_schedule(&d.sd, 0);
+	cr_assert(eq(int, sirq_napi_set_cfg(&d.sd, 0, &threaded), -EBUSY),
+		  "NET_RX has it");
+	cr_assert(eq(int, sirq_napi_set_cfg(&d.sd, 0, &deferred), 0),
+		  "the same poller");
+	cr_assert(not(net_rx_action(&d)));
+	EXPECT_POLLED(&d, 0);
+	cr_assert(eq(uint, d.wakes[0], 0), "still NET_RX's");
+
+	cr_assert(eq(int, sirq_napi_set_cfg(&d.sd, 0, &threaded), 0), "idle");
+	cr_assert(sirq_napi_schedule(&d.sd, 0));
+	cr_assert(eq(uint, d.wakes[0], 1));
+	cr_assert(eq(int, sirq_napi_set_cfg(&d.sd, 0, &deferred), -EBUSY),
+		  "its thread has it");
+	driver_fini(&d);
+}
+
+/*
+ * napi_watchdog(): if (!napi_disable_pending(napi) &&
+ * !test_and_set_bit(NAPI_STATE_SCHED, &napi->state)) {
+ * clear_bit(NAPI_STATE_PREFER_BUSY_POLL, &napi->state);
+ * __napi_schedule_irqoff(napi); }. A second busy poller that could not
+ * take the context marked it; the owner's busy_poll_stop() left it idle
+ * and masked under the timer (skip_schedule clears NAPI_STATE_SCHED
+ * only). The timer schedules it with the mark cleared, so NET_RX keeps a
+ * full context on its repoll list instead of completing it.
+ */
+Test(napi, napi_watchdog_clears_prefer_busy_poll_of_the_napi_it_schedules)
+{
+	struct driver d;
+
+	driver_init(&d, 1);
+	napi_set(&d, 0, DEFER_HARD_IRQS, GRO_FLUSH_TIMEOUT, 0);
+	cr_assert(sirq_napi_busy_poll_start(&d.sd, 0, true), "the owner");
+	cr_assert(not(sirq_napi_busy_poll_start(&d.sd, 0, true)),
+		  "a second poller");
+	cr_assert(prefers_busy_poll(&d, 0));
+	d.backlog[0] = 10 * WEIGHT;
+	cr_assert(eq(uint, sirq_napi_busy_poll_stop(&d.sd, 0, true,
+						    BUSY_POLL_BUDGET),
+		     BUSY_POLL_BUDGET), "a full last poll");
+	cr_assert(not(sirq_napi_is_scheduled(&d.sd, 0)));
+	cr_assert(irq_off(&d, 0));
+	cr_assert(prefers_busy_poll(&d, 0),
+		  "__busy_poll_stop() keeps the mark");
+
+	expect_timer_fires_at(&d, T0 + GRO_FLUSH_TIMEOUT);
+	cr_assert(sirq_napi_is_scheduled(&d.sd, 0));
+	cr_assert(not(prefers_busy_poll(&d, 0)), "cleared by the watchdog");
+	cr_assert(eq(u64, d.sd.counters[0].watchdog, 1));
+	cr_assert(net_rx_action(&d), "a full poll: repolled");
+	EXPECT_POLLED(&d, 0);
+	cr_assert(sirq_napi_is_scheduled(&d.sd, 0));
+	cr_assert(eq(u64, sirq_softnet_next_timer(&d.sd), 0),
+		  "not completed: no deferral");
+	driver_fini(&d);
+}
+
+/*
+ * napi_watchdog(): test_and_set_bit(NAPI_STATE_SCHED) fails on a context
+ * someone holds, here a busy poller that took it while its deferral
+ * timer was armed: the hrtimer expires (HRTIMER_NORESTART) and schedules
+ * nothing, the owner keeps the context, and a second poller's
+ * PREFER_BUSY_POLL mark stays (its clear_bit() is under the same if).
+ */
+Test(napi, napi_watchdog_does_not_schedule_a_napi_already_scheduled_but_expires)
+{
+	struct driver d;
+
+	driver_init(&d, 1);
+	napi_set(&d, 0, DEFER_HARD_IRQS, GRO_FLUSH_TIMEOUT, 0);
+	d.backlog[0] = 10;
+	sirq_napi_schedule(&d.sd, 0);
+	cr_assert(not(net_rx_action(&d)));
+	cr_assert(irq_off(&d, 0), "deferred");
+
+	cr_assert(sirq_napi_busy_poll_start(&d.sd, 0, false), "the owner");
+	cr_assert(not(sirq_napi_busy_poll_start(&d.sd, 0, true)),
+		  "a second poller");
+	expect_timer_fires_at(&d, T0 + GRO_FLUSH_TIMEOUT);
+	cr_assert(not(net_rx_pending(&d)), "not scheduled again");
+	cr_assert(eq(u64, d.sd.counters[0].watchdog, 0));
+	cr_assert(prefers_busy_poll(&d, 0), "the second poller's mark stays");
+	cr_assert(eq(u64, sirq_softnet_next_timer(&d.sd), 0), "expired");
+	cr_assert(eq(uint, sirq_softnet_timers(&d.sd), 0), "once");
+	cr_assert(not(net_rx_action(&d)));
+	expect_no_poll(&d);
+	cr_assert(sirq_napi_is_scheduled(&d.sd, 0), "still the owner's");
+	driver_fini(&d);
+}
+
+/*
+ * __napi_busy_loop(): the cmpxchg that takes an idle context sets
+ * NAPIF_STATE_IN_BUSY_POLL | NAPIF_STATE_SCHED, nothing else;
+ *	if (flags & NAPI_F_PREFER_BUSY_POLL)
+ *		set_bit(NAPI_STATE_PREFER_BUSY_POLL, &napi->state);
+ * is on the paths that fail to take it (goto count), to make whoever
+ * holds the context (NET_RX, the timer's schedule) stand aside.
+ */
+Test(napi, busy_poll_marks_prefer_busy_poll_only_when_it_cannot_take_it)
+{
+	struct driver d;
+
+	driver_init(&d, 2);
+	sirq_napi_schedule(&d.sd, 1);
+	cr_assert(not(sirq_napi_busy_poll_start(&d.sd, 1, true)));
+	cr_assert(prefers_busy_poll(&d, 1), "held by NET_RX: marked");
+	cr_assert(sirq_napi_busy_poll_start(&d.sd, 0, true));
+	cr_assert(not(prefers_busy_poll(&d, 0)),
+		  "taken by the poller: not marked");
+	driver_fini(&d);
+}
+
+/*
+ * busy_poll_stop() with prefer and irq_suspend_timeout: the hrtimer is
+ * started at irq_suspend_timeout and napi->defer_hard_irqs_count is not
+ * touched (only when irq_suspend_timeout is 0). Its last poll completes
+ * through the driver's napi_complete_done(), where
+ * napi_prefer_busy_poll(n) is false (the poller took the context, it
+ * did not mark it): an empty last poll with no deferral left returns
+ * true and the driver turns its interrupt back on; the hrtimer stays
+ * armed (napi_complete_done() starts none and cancels none).
+ */
+Test(napi, busy_poll_stop_empty_last_poll_rearms_when_no_deferral_is_left)
+{
+	struct driver d;
+
+	driver_init(&d, 1);
+	napi_set(&d, 0, DEFER_HARD_IRQS, GRO_FLUSH_TIMEOUT,
+		 IRQ_SUSPEND_TIMEOUT);
+	cr_assert(sirq_napi_busy_poll_start(&d.sd, 0, true));
+	d.backlog[0] = BUSY_POLL_BUDGET;
+	cr_assert(eq(uint, sirq_napi_busy_poll_once(&d.sd, 0,
+						    BUSY_POLL_BUDGET),
+		     BUSY_POLL_BUDGET));
+
+	cr_assert(eq(uint, sirq_napi_busy_poll_stop(&d.sd, 0, true,
+						    BUSY_POLL_BUDGET), 0));
+	EXPECT_POLLED(&d, 0, 0);
+	cr_assert(not(sirq_napi_is_scheduled(&d.sd, 0)));
+	cr_assert(eq(uint, d.rearms[0], 1),
+		  "napi_complete_done() returned true: the driver re-arms");
+	cr_assert(not(irq_off(&d, 0)));
+	cr_assert(eq(u64, sirq_softnet_next_timer(&d.sd),
+		     T0 + IRQ_SUSPEND_TIMEOUT),
+		  "busy_poll_stop()'s hrtimer stays armed");
 	driver_fini(&d);
 }

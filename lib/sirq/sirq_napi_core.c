@@ -12,6 +12,24 @@
  * of the same list and was polled again and again until the budget or
  * the time was spent).
  *
+ * Since then the kernel has given each context settings of its own
+ * (netdev-genl's napi-set, 6.13), all 0 by default, which is v6.1:
+ *   - napi_defer_hard_irqs and gro_flush_timeout (5.11): a completion
+ *     leaves the interrupt masked and arms the context's hrtimer, which
+ *     schedules it again (napi_watchdog()), up to defer_hard_irqs empty
+ *     polls in a row; the completion after those turns it back on;
+ *   - threaded (5.12): scheduling wakes the context's own thread, which
+ *     polls it with bottom halves off, instead of NET_RX;
+ *   - busy polling with prefer_busy_poll (5.11): an application takes
+ *     the context and polls it itself; NET_RX stands aside;
+ *   - irq_suspend_timeout (6.13): while the application's busy poll
+ *     finds events, the interrupt stays masked for that long past each
+ *     find; when it finds none, deferral takes over.
+ * The code below follows napi_complete_done(), __napi_poll(),
+ * napi_watchdog(), napi_busy_loop(), busy_poll_stop() and
+ * napi_suspend_irqs()/napi_resume_irqs() of 6.13; GRO has no part here
+ * (libsirq has none), so gro_flush_timeout only times the deferral.
+ *
  * What a poll does is the caller's: the DPDK binding bursts an Rx queue,
  * sirq-sim serves its simulated ring. No DPDK here.
  */
@@ -35,6 +53,7 @@ sirq_softnet_init(struct sirq_softnet *sd, const struct sirq_softnet_conf *conf)
 	sd->cpu = conf->cpu;
 	sd->poll = conf->poll;
 	sd->rearm = conf->rearm;
+	sd->wake_thread = conf->wake_thread;
 	sd->poll_ctx = conf->poll_ctx;
 	sd->budget = (int)conf->budget;
 	sd->budget_ns = (uint64_t)conf->budget_usecs * NSEC_PER_USEC;
@@ -64,24 +83,106 @@ napi_schedule_prep(struct sirq_softnet *sd, uint64_t bit)
 	return (__atomic_fetch_or(&sd->sched, bit, __ATOMIC_ACQUIRE) & bit) == 0;
 }
 
-bool
-sirq_napi_schedule(struct sirq_softnet *sd, uint16_t idx)
+/*
+ * ____napi_schedule(), NAPI_STATE_SCHED taken: a threaded context's
+ * thread is woken; any other goes onto sd->poll_list and NET_RX is
+ * raised.
+ */
+static inline void
+napi_schedule_taken(struct sirq_softnet *sd, uint16_t idx)
 {
 	uint64_t bit = UINT64_C(1) << idx;
 
-	if (!napi_schedule_prep(sd, bit))
-		return false;
-	/* ____napi_schedule(): onto sd->poll_list, then the raise. */
+	if (sirq_unlikely(__atomic_load_n(&sd->threaded, __ATOMIC_RELAXED) &
+			  bit)) {
+		sd->wake_thread(sd->poll_ctx, idx);
+		return;
+	}
 	__atomic_fetch_or(&sd->ready, bit, __ATOMIC_RELEASE);
 	sirq_raise_irqoff(sd->cpu, SIRQ_NET_RX);
+}
+
+bool
+sirq_napi_schedule(struct sirq_softnet *sd, uint16_t idx)
+{
+	if (!napi_schedule_prep(sd, UINT64_C(1) << idx))
+		return false;
+	napi_schedule_taken(sd, idx);
 	return true;
 }
 
-/* napi_complete_done(): the context's "interrupt" is on again. */
 static inline void
-napi_complete_done(struct sirq_softnet *sd, uint16_t idx)
+napi_timer_start(struct sirq_softnet *sd, uint16_t idx, uint64_t timeout_ns)
 {
-	__atomic_fetch_and(&sd->sched, ~(UINT64_C(1) << idx), __ATOMIC_RELEASE);
+	/* hrtimer_start(): a timer already armed is moved. */
+	__atomic_store_n(&sd->timer[idx], sirq_now(sd->cpu) + timeout_ns,
+			 __ATOMIC_RELAXED);
+	__atomic_store_n(&sd->timers_armed,
+			 sd->timers_armed | (UINT64_C(1) << idx),
+			 __ATOMIC_RELAXED);
+}
+
+/*
+ * napi_complete_done() of 6.13: NAPI_STATE_SCHED (and
+ * NAPI_STATE_PREFER_BUSY_POLL) cleared; false if the interrupt stays
+ * masked. A poll that found work restarts the deferral count. A context
+ * a busy poller prefers stays masked for irq_suspend_timeout; else each
+ * of defer_hard_irqs completions in a row keeps it masked for
+ * gro_flush_timeout. Either way its timer schedules it again. A busy
+ * poller's context is not completed at all (NAPI_STATE_IN_BUSY_POLL).
+ */
+static bool
+napi_complete_done(struct sirq_softnet *sd, uint16_t idx, unsigned int work)
+{
+	const struct sirq_napi_cfg *c = &sd->cfg[idx];
+	uint64_t bit = UINT64_C(1) << idx;
+	uint64_t prefer, off, timeout = 0;
+	bool ret = true;
+
+	if (sirq_unlikely(__atomic_load_n(&sd->in_busy_poll,
+					  __ATOMIC_RELAXED) & bit))
+		return false;
+	if (work != 0)
+		sd->defer_count[idx] = c->defer_hard_irqs;
+	prefer = __atomic_load_n(&sd->prefer_busy_poll, __ATOMIC_RELAXED) & bit;
+	if (sirq_unlikely(prefer != 0)) {
+		timeout = c->irq_suspend_timeout_ns;
+		if (timeout != 0)
+			ret = false;
+	}
+	if (ret && sd->defer_count[idx] > 0) {
+		sd->defer_count[idx]--;
+		timeout = c->gro_flush_timeout_ns;
+		if (timeout != 0)
+			ret = false;
+	}
+	/* Only what changes is written: v6.1's path writes SCHED alone. */
+	off = __atomic_load_n(&sd->irq_off, __ATOMIC_RELAXED) & bit;
+	if (!ret) {
+		if (off == 0)
+			__atomic_fetch_or(&sd->irq_off, bit, __ATOMIC_RELAXED);
+		sd->counters[idx].deferred++;
+	} else if (sirq_unlikely(off != 0)) {
+		__atomic_fetch_and(&sd->irq_off, ~bit, __ATOMIC_RELAXED);
+	}
+	if (sirq_unlikely(prefer != 0))
+		__atomic_fetch_and(&sd->prefer_busy_poll, ~bit, __ATOMIC_RELAXED);
+	__atomic_fetch_and(&sd->sched, ~bit, __ATOMIC_RELEASE);
+	if (timeout != 0)
+		napi_timer_start(sd, idx, timeout);
+	return ret;
+}
+
+/*
+ * The driver's side of a completion: its interrupt on again, and work
+ * that came while it was off scheduled now (virtnet_poll()).
+ */
+static inline void
+napi_complete_rearm(struct sirq_softnet *sd, uint16_t idx, unsigned int work)
+{
+	if (napi_complete_done(sd, idx, work) && sd->rearm != NULL &&
+	    sd->rearm(sd->poll_ctx, idx))
+		sirq_napi_schedule(sd, idx);
 }
 
 static inline void
@@ -118,26 +219,44 @@ poll_list_splice_tail_ready(struct sirq_softnet *sd)
 }
 
 /*
- * napi_poll(): one poll up to the weight. A context that used all of it
- * stays scheduled and goes on @repoll; one that did not is completed,
- * and its interrupt re-armed: work that came in while it was off is
- * scheduled now, for this run's tail or the next run, as
- * virtqueue_napi_schedule() after napi_complete_done() does.
+ * __napi_poll(): one poll up to the weight. A context that did not use
+ * all of it is completed, and its interrupt re-armed unless deferred:
+ * work that came in while it was off is scheduled now, for this run's
+ * tail or the next run, as virtqueue_napi_schedule() after
+ * napi_complete_done() does. One that used all of it must be polled
+ * again (true), unless a busy poller prefers it: then it is completed
+ * as if it were done, and scheduled again only if that turned its
+ * interrupt back on.
  */
+static inline bool
+napi_poll_one(struct sirq_softnet *sd, uint16_t idx, unsigned int *work)
+{
+	uint16_t weight = sd->weight[idx];
+
+	*work = sd->poll(sd->poll_ctx, idx, weight);
+	if (sirq_likely(*work < weight)) {
+		napi_complete_rearm(sd, idx, *work);
+		return false;
+	}
+	if (sirq_unlikely(__atomic_load_n(&sd->prefer_busy_poll,
+					  __ATOMIC_RELAXED) &
+			  (UINT64_C(1) << idx))) {
+		if (napi_complete_done(sd, idx, *work))
+			sirq_napi_schedule(sd, idx);
+		return false;
+	}
+	return true;
+}
+
+/* napi_poll(): a context that must be polled again goes on @repoll. */
 static inline unsigned int
 napi_poll(struct sirq_softnet *sd, uint16_t idx, uint16_t *repoll,
 	  unsigned int *nb_repoll)
 {
-	uint16_t weight = sd->weight[idx];
-	unsigned int work = sd->poll(sd->poll_ctx, idx, weight);
+	unsigned int work;
 
-	if (sirq_likely(work < weight)) {
-		napi_complete_done(sd, idx);
-		if (sd->rearm != NULL && sd->rearm(sd->poll_ctx, idx))
-			sirq_napi_schedule(sd, idx);
-		return work;
-	}
-	repoll[(*nb_repoll)++] = idx;
+	if (napi_poll_one(sd, idx, &work))
+		repoll[(*nb_repoll)++] = idx;
 	return work;
 }
 
@@ -194,11 +313,181 @@ sirq_softnet_rx_action(struct sirq_softnet *sd)
 		sirq_raise_irqoff(cpu, SIRQ_NET_RX);
 }
 
+int
+sirq_napi_set_cfg(struct sirq_softnet *sd, uint16_t idx,
+		  const struct sirq_napi_cfg *cfg)
+{
+	uint64_t bit = UINT64_C(1) << idx;
+
+	if (idx >= sd->nb_napi || cfg == NULL ||
+	    (cfg->threaded && sd->wake_thread == NULL))
+		return -EINVAL;
+	/* Its poller changes only between two schedulings. */
+	if (cfg->threaded != ((sd->threaded & bit) != 0) &&
+	    sirq_napi_is_scheduled(sd, idx))
+		return -EBUSY;
+	sd->cfg[idx] = *cfg;
+	if (cfg->threaded)
+		__atomic_fetch_or(&sd->threaded, bit, __ATOMIC_RELAXED);
+	else
+		__atomic_fetch_and(&sd->threaded, ~bit, __ATOMIC_RELAXED);
+	return 0;
+}
+
+/*
+ * napi_watchdog(): the relaxed napi_schedule_prep() (no MISSED: no
+ * device interrupt came), PREFER_BUSY_POLL cleared, then the schedule.
+ * The interrupt stays masked: the completion that follows decides.
+ */
+unsigned int
+sirq_softnet_timers(struct sirq_softnet *sd)
+{
+	uint64_t armed = sd->timers_armed, now;
+	unsigned int fired = 0;
+
+	if (sirq_likely(armed == 0))
+		return 0;
+	now = sirq_now(sd->cpu);
+	while (armed != 0) {
+		uint16_t idx = (uint16_t)__builtin_ctzll(armed);
+		uint64_t bit = UINT64_C(1) << idx;
+
+		armed &= armed - 1;
+		if (sd->timer[idx] > now)
+			continue;
+		__atomic_store_n(&sd->timers_armed, sd->timers_armed & ~bit,
+				 __ATOMIC_RELAXED);
+		__atomic_store_n(&sd->timer[idx], 0, __ATOMIC_RELAXED);
+		fired++;
+		if (napi_schedule_prep(sd, bit)) {
+			__atomic_fetch_and(&sd->prefer_busy_poll, ~bit,
+					   __ATOMIC_RELAXED);
+			sd->counters[idx].watchdog++;
+			napi_schedule_taken(sd, idx);
+		}
+	}
+	return fired;
+}
+
+uint64_t
+sirq_softnet_next_timer(const struct sirq_softnet *sd)
+{
+	uint64_t armed = __atomic_load_n(&sd->timers_armed, __ATOMIC_RELAXED);
+	uint64_t next = 0;
+
+	while (armed != 0) {
+		uint16_t idx = (uint16_t)__builtin_ctzll(armed);
+		uint64_t t = __atomic_load_n(&sd->timer[idx], __ATOMIC_RELAXED);
+
+		armed &= armed - 1;
+		if (t != 0 && (next == 0 || t < next))
+			next = t;
+	}
+	return next;
+}
+
+bool
+sirq_napi_threaded_poll(struct sirq_softnet *sd, uint16_t idx)
+{
+	unsigned int work;
+
+	if (!sirq_napi_is_scheduled(sd, idx))
+		return false;
+	sd->counters[idx].thread_polls++;
+	return napi_poll_one(sd, idx, &work);
+}
+
+bool
+sirq_napi_busy_poll_start(struct sirq_softnet *sd, uint16_t idx, bool prefer)
+{
+	uint64_t bit = UINT64_C(1) << idx;
+
+	/* Held by NET_RX, its thread, a timer's schedule or another poller. */
+	if (!napi_schedule_prep(sd, bit)) {
+		if (prefer)
+			__atomic_fetch_or(&sd->prefer_busy_poll, bit,
+					  __ATOMIC_RELAXED);
+		return false;
+	}
+	/* A successful take marks nothing more (__napi_busy_loop()). */
+	__atomic_fetch_or(&sd->in_busy_poll, bit, __ATOMIC_RELAXED);
+	return true;
+}
+
+unsigned int
+sirq_napi_busy_poll_once(struct sirq_softnet *sd, uint16_t idx,
+			 uint16_t budget)
+{
+	unsigned int work = sd->poll(sd->poll_ctx, idx, budget);
+
+	sd->counters[idx].busy_polls++;
+	sd->counters[idx].busy_packets += work;
+	return work;
+}
+
+unsigned int
+sirq_napi_busy_poll_stop(struct sirq_softnet *sd, uint16_t idx, bool prefer,
+			 uint16_t budget)
+{
+	const struct sirq_napi_cfg *c = &sd->cfg[idx];
+	uint64_t bit = UINT64_C(1) << idx;
+	bool skip_schedule = false;
+	unsigned int work;
+	uint64_t timeout;
+
+	__atomic_fetch_and(&sd->in_busy_poll, ~bit, __ATOMIC_RELAXED);
+	if (prefer) {
+		timeout = c->irq_suspend_timeout_ns;
+		if (timeout == 0) {
+			sd->defer_count[idx] = c->defer_hard_irqs;
+			timeout = sd->defer_count[idx] != 0 ?
+				c->gro_flush_timeout_ns : 0;
+		}
+		if (timeout != 0) {
+			napi_timer_start(sd, idx, timeout);
+			skip_schedule = true;
+		}
+	}
+	/* "All we really want here is to re-enable device interrupts." */
+	work = sirq_napi_busy_poll_once(sd, idx, budget);
+	if (work < budget) {
+		napi_complete_rearm(sd, idx, work);
+	} else if (skip_schedule) {
+		__atomic_fetch_or(&sd->irq_off, bit, __ATOMIC_RELAXED);
+		__atomic_fetch_and(&sd->sched, ~bit, __ATOMIC_RELEASE);
+	} else {
+		napi_schedule_taken(sd, idx);
+	}
+	return work;
+}
+
+void
+sirq_softnet_suspend_irqs(struct sirq_softnet *sd, uint16_t idx)
+{
+	uint64_t timeout = sd->cfg[idx].irq_suspend_timeout_ns;
+
+	if (timeout != 0)
+		napi_timer_start(sd, idx, timeout);
+}
+
+void
+sirq_softnet_resume_irqs(struct sirq_softnet *sd, uint16_t idx)
+{
+	if (sd->cfg[idx].irq_suspend_timeout_ns != 0)
+		sirq_napi_schedule(sd, idx);
+}
+
 void
 sirq_softnet_reset(struct sirq_softnet *sd)
 {
 	__atomic_store_n(&sd->ready, 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&sd->sched, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&sd->irq_off, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&sd->in_busy_poll, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&sd->prefer_busy_poll, 0, __ATOMIC_RELAXED);
+	sd->timers_armed = 0;
+	memset(sd->timer, 0, sizeof(sd->timer));
+	memset(sd->defer_count, 0, sizeof(sd->defer_count));
 	sd->poll_head = 0;
 	sd->poll_len = 0;
 }

@@ -50,13 +50,46 @@ typedef unsigned int (*sirq_napi_poll_t)(void *ctx, uint16_t idx,
  */
 typedef bool (*sirq_napi_rearm_t)(void *ctx, uint16_t idx);
 
+/*
+ * A threaded context was scheduled: wake its thread, which polls it with
+ * sirq_napi_threaded_poll() (napi_threaded_poll()'s wake_up_process()).
+ * Any thread that schedules calls it. NULL where no context is threaded.
+ */
+typedef void (*sirq_napi_wake_t)(void *ctx, uint16_t idx);
+
+/*
+ * A context's per-NAPI settings, as netdev-genl's napi-set has them
+ * (6.13, struct napi_config). All 0 is v6.1's NAPI: the interrupt is
+ * back on at every completion, NET_RX polls it.
+ */
+struct sirq_napi_cfg {
+	/* napi_defer_hard_irqs: empty polls before the interrupt is back */
+	uint32_t defer_hard_irqs;
+	/* gro_flush_timeout: the re-poll timer of a deferred context, ns */
+	uint64_t gro_flush_timeout_ns;
+	/* irq_suspend_timeout: how long a busy poller's find keeps it off, ns */
+	uint64_t irq_suspend_timeout_ns;
+	/* threaded: polled by its own thread, not by NET_RX */
+	bool threaded;
+};
+
+/* Per-context counters, by the execution lock's holder; read by anyone. */
+struct sirq_napi_counters {
+	uint64_t deferred;	/* completions that left the interrupt off */
+	uint64_t watchdog;	/* timer expiries that scheduled the context */
+	uint64_t busy_polls;	/* polls by a busy-polling application */
+	uint64_t busy_packets;	/* ... units they took */
+	uint64_t thread_polls;	/* polls by the context's thread */
+};
+
 struct sirq_softnet_conf {
 	struct sirq_cpu *cpu;		/* NET_RX is raised on it */
 	unsigned int budget;		/* netdev_budget: units per run */
 	unsigned int budget_usecs;	/* netdev_budget_usecs */
 	sirq_napi_poll_t poll;
 	sirq_napi_rearm_t rearm;	/* optional */
-	void *poll_ctx;			/* both callbacks' ctx */
+	sirq_napi_wake_t wake_thread;	/* optional */
+	void *poll_ctx;			/* the callbacks' ctx */
 	/* Counted by NET_RX's runner; one writer, read by anyone. */
 	uint64_t *time_squeeze;		/* a run stopped with work left */
 	uint64_t *budget_exhausted;	/* ... by the budget of units */
@@ -73,6 +106,20 @@ struct sirq_softnet {
 	 * them: they are taken lowest index first.
 	 */
 	uint64_t ready;
+	/*
+	 * Contexts whose interrupt stays masked while they are not
+	 * scheduled: a completion deferred it (napi_defer_hard_irqs,
+	 * irq_suspend_timeout) and only the context's timer brings it back
+	 * (napi_watchdog()). A look at its source skips it, as a masked
+	 * device raises nothing.
+	 */
+	uint64_t irq_off;
+	/* NAPI_STATE_IN_BUSY_POLL: an application owns it (and it is SCHED). */
+	uint64_t in_busy_poll;
+	/* NAPI_STATE_PREFER_BUSY_POLL: NET_RX stands aside for a busy poller. */
+	uint64_t prefer_busy_poll;
+	/* NAPI_STATE_THREADED: scheduling wakes its thread, not NET_RX. */
+	uint64_t threaded;
 
 	/* NET_RX's runner only (the execution lock holder). */
 	struct sirq_cpu *cpu __attribute__((aligned(SIRQ_CACHE_LINE)));
@@ -93,6 +140,17 @@ struct sirq_softnet {
 	uint16_t poll_list[SIRQ_NAPI_MAX];
 	uint16_t nb_napi;
 	uint16_t weight[SIRQ_NAPI_MAX];
+	sirq_napi_wake_t wake_thread;
+	/*
+	 * Per context, the execution lock's holder only (NET_RX, a threaded
+	 * or busy poll, the timers): its settings, napi->defer_hard_irqs_count
+	 * and its hrtimer (the deadline on the CPU's clock; 0: not armed).
+	 */
+	struct sirq_napi_cfg cfg[SIRQ_NAPI_MAX];
+	uint32_t defer_count[SIRQ_NAPI_MAX];
+	uint64_t timer[SIRQ_NAPI_MAX];
+	uint64_t timers_armed;		/* a bit per armed timer */
+	struct sirq_napi_counters counters[SIRQ_NAPI_MAX];
 };
 
 /**
@@ -145,6 +203,94 @@ sirq_napi_is_scheduled(const struct sirq_softnet *sd, uint16_t idx)
  * The holder of the CPU's execution lock only (NET_RX's handler).
  */
 void sirq_softnet_rx_action(struct sirq_softnet *sd);
+
+/**
+ * napi-set: context @p idx's settings. By the execution lock's holder.
+ *
+ * @return 0, -EINVAL for an unknown context or threaded without a
+ *   wake_thread callback, -EBUSY to change threaded while the context
+ *   is scheduled (its poller changes only while it is idle).
+ */
+int sirq_napi_set_cfg(struct sirq_softnet *sd, uint16_t idx,
+		      const struct sirq_napi_cfg *cfg);
+
+/**
+ * The napi_watchdog() hrtimers: every context whose timer is due is
+ * scheduled if it is not (NAPI_STATE_PREFER_BUSY_POLL cleared), as a
+ * device interrupt would, with its interrupt still masked. By the
+ * execution lock's holder, at each "hardirq".
+ *
+ * @return how many timers expired.
+ */
+unsigned int sirq_softnet_timers(struct sirq_softnet *sd);
+
+/**
+ * The earliest armed timer's deadline on the CPU's clock, 0 if none:
+ * for a dispatcher's sleep. Any thread (a racy read: at worst a sleep
+ * one timer too long or short, bounded by the caller's tick).
+ */
+uint64_t sirq_softnet_next_timer(const struct sirq_softnet *sd);
+
+/**
+ * napi_threaded_poll()'s inner loop, once: if context @p idx is
+ * scheduled, poll it up to its weight; it completes as in NET_RX.
+ * By the execution lock's holder (the thread with bottom halves off).
+ *
+ * @return true if it used its whole weight and must be polled again
+ *   (after the thread's cond_resched()).
+ */
+bool sirq_napi_threaded_poll(struct sirq_softnet *sd, uint16_t idx);
+
+/**
+ * napi_busy_loop()'s start: take context @p idx for a busy poller
+ * (NAPI_STATE_SCHED | NAPI_STATE_IN_BUSY_POLL). A context that is
+ * already scheduled is left to whoever has it; with @p prefer it is
+ * marked NAPI_STATE_PREFER_BUSY_POLL, so that NET_RX completes it at its
+ * next full poll instead of polling it again, and its completion keeps
+ * the interrupt off for irq_suspend_timeout. By the execution lock's
+ * holder.
+ *
+ * @return true if the caller owns it now.
+ */
+bool sirq_napi_busy_poll_start(struct sirq_softnet *sd, uint16_t idx,
+			       bool prefer);
+
+/**
+ * One busy poll of an owned context, up to @p budget units; it is not
+ * completed (napi_complete_done() returns false for IN_BUSY_POLL).
+ *
+ * @return the units it took.
+ */
+unsigned int sirq_napi_busy_poll_once(struct sirq_softnet *sd, uint16_t idx,
+				      uint16_t budget);
+
+/**
+ * busy_poll_stop(): the owner lets context @p idx go. With @p prefer,
+ * its interrupt stays masked under a timer: irq_suspend_timeout if set,
+ * else gro_flush_timeout if defer_hard_irqs is; one more poll, which
+ * completes it as any poll does, or, if it used the whole @p budget,
+ * schedules it for NET_RX, or, under the timer, leaves it idle and
+ * masked until the timer.
+ *
+ * @return the units that last poll took.
+ */
+unsigned int sirq_napi_busy_poll_stop(struct sirq_softnet *sd, uint16_t idx,
+			      bool prefer, uint16_t budget);
+
+/**
+ * napi_suspend_irqs(): the application's busy poll found events; the
+ * context's timer is pushed out to irq_suspend_timeout (if set), so its
+ * interrupt and NET_RX stay off while the application keeps finding.
+ * By the execution lock's holder.
+ */
+void sirq_softnet_suspend_irqs(struct sirq_softnet *sd, uint16_t idx);
+
+/**
+ * napi_resume_irqs(): the busy poll found nothing; with
+ * irq_suspend_timeout set the context is scheduled now, and its
+ * completion decides the interrupt as usual (deferral, if configured).
+ */
+void sirq_softnet_resume_irqs(struct sirq_softnet *sd, uint16_t idx);
 
 /**
  * Every context idle, the lists empty: at stop, once nothing runs NET_RX
