@@ -634,6 +634,56 @@ typedef void (*sirq_app_fn_t)(struct sirq_lcore *lc, void *arg);
 /** Does the application sharing the lcore want the CPU now? */
 typedef bool (*sirq_need_resched_fn_t)(void *arg);
 
+/**
+ * One NAPI context's settings, as netdev-genl's napi-set has them (Linux
+ * 6.13, struct napi_config). All 0, the default, is v6.1's NAPI: polled
+ * by NET_RX, its interrupt on again at every completion.
+ */
+struct sirq_napi_params {
+	/**
+	 * napi_defer_hard_irqs: after a poll that found work, this many
+	 * completions in a row leave the interrupt masked and re-poll from
+	 * a timer after @c gro_flush_timeout_ns; the one after them turns
+	 * it back on. Needs @c gro_flush_timeout_ns.
+	 */
+	uint32_t defer_hard_irqs;
+	/** gro_flush_timeout: the deferred re-poll's delay, ns. */
+	uint64_t gro_flush_timeout_ns;
+	/**
+	 * irq_suspend_timeout: while an application's preferred busy poll
+	 * (sirq_napi_busy_poll()) keeps finding packets, the interrupt and
+	 * NET_RX stay off for this long past each find
+	 * (sirq_napi_suspend_irqs()), ns; 0: no suspension.
+	 */
+	uint64_t irq_suspend_timeout_ns;
+	/**
+	 * Threaded NAPI: the context is polled by its own thread,
+	 * "napi/<lcore>-<id>", SCHED_OTHER on the lcore's CPUs, with bottom
+	 * halves off, instead of by NET_RX.
+	 */
+	bool threaded;
+};
+
+/** What sirq_napi_get() reports of one NAPI context (netdev-genl napi-get). */
+struct sirq_napi_info {
+	unsigned int id;		/**< index on its lcore, in add order */
+	uint16_t port;			/**< its Rx queue */
+	uint16_t queue;
+	struct sirq_napi_params params;
+	int thread_tid;			/**< its thread's TID; -1 without one */
+	bool scheduled;			/**< NAPI_STATE_SCHED */
+	bool irq_masked;		/**< idle, interrupt left off (deferred) */
+	bool in_busy_poll;		/**< an application is polling it */
+	uint64_t deferred;		/**< completions that left it masked */
+	uint64_t watchdog;		/**< timer expiries that scheduled it */
+	uint64_t busy_polls;		/**< polls by busy-polling applications */
+	uint64_t busy_packets;		/**< ... packets they took */
+	uint64_t thread_polls;		/**< polls by its thread */
+};
+
+/** The kernel's BUSY_POLL_BUDGET: packets per busy poll by default. */
+#define SIRQ_BUSY_POLL_BUDGET_DEFAULT 8
+
 /** Configuration of one lcore; sirq_lcore_conf_default() fills it. */
 struct sirq_lcore_conf {
 	struct sirq_params params;	/**< engine parameters and policy */
@@ -673,6 +723,13 @@ struct sirq_lcore_conf {
 	struct rte_rcu_qsbr *qsbr;
 	unsigned int qsbr_dispatcher_id;
 	unsigned int qsbr_worker_id;
+	/**
+	 * Settings of every NAPI context (Rx queue) added to the lcore, as
+	 * the device-wide sysfs files napi_defer_hard_irqs,
+	 * gro_flush_timeout and threaded set them; sirq_napi_set() changes
+	 * one. All 0 by default.
+	 */
+	struct sirq_napi_params napi;
 };
 
 /** TX queues per lcore. */
@@ -777,6 +834,90 @@ struct sirq_lcore_stats {
 
 /** Defaults: kernel values, poll mode, worker on the lcore's CPUs. */
 void sirq_lcore_conf_default(struct sirq_lcore_conf *conf);
+
+/**
+ * Are @p p usable NAPI settings? A deferral needs its timeout, and
+ * timeouts are at most 1 s (the kernel takes any; a masked queue whose
+ * re-poll is seconds away is a mistake here).
+ *
+ * @return 0, or -EINVAL (defer_hard_irqs without gro_flush_timeout_ns,
+ *   a timeout above 1 s).
+ */
+int sirq_napi_params_check(const struct sirq_napi_params *p);
+
+/** NAPI contexts (Rx queues) of the lcore: ids 0 .. n-1. */
+unsigned int sirq_napi_count(const struct sirq_lcore *lc);
+
+/**
+ * napi-get: context @p napi_id of the lcore, its settings, state and
+ * counters. Any thread.
+ *
+ * @return 0, or -EINVAL for an unknown id or NULL.
+ */
+int sirq_napi_get(const struct sirq_lcore *lc, unsigned int napi_id,
+		  struct sirq_napi_info *info);
+
+/**
+ * napi-set: context @p napi_id's settings, from any thread, at any time
+ * (they take the execution lock). A context made threaded while the
+ * lcore runs gets its thread now; one made unthreaded keeps its idle
+ * thread until the lcore stops.
+ *
+ * @return 0; -EINVAL for an unknown id or bad settings
+ *   (sirq_napi_params_check()); -EBUSY to change threaded while the
+ *   context is scheduled (try again); -EAGAIN if its thread could not
+ *   start (nothing changed).
+ */
+int sirq_napi_set(struct sirq_lcore *lc, unsigned int napi_id,
+		  const struct sirq_napi_params *p);
+
+/**
+ * Busy polling (napi_busy_loop(), SO_BUSY_POLL / epoll busy_poll_usecs):
+ * the calling application thread polls context @p napi_id itself, up
+ * to @p budget packets a poll, over and over until a poll finds packets
+ * or @p busy_poll_us have passed (0: one poll). The packets go to the
+ * queue's receive function on the caller's thread, bottom halves off,
+ * as the lcore. A context that NET_RX, its thread or another poller
+ * holds is left to it.
+ *
+ * With @p prefer_busy_poll (SO_PREFER_BUSY_POLL), NET_RX stands aside:
+ * a full poll of NET_RX completes the context instead of polling it
+ * again, and when the call ends its interrupt stays masked under a
+ * timer: irq_suspend_timeout if set, else gro_flush_timeout if
+ * defer_hard_irqs is; the timer brings NET_RX back if the application
+ * does not come back first.
+ *
+ * The caller runs on the lcore's CPU: the lcore's own thread (its
+ * application slice), or a thread without an lcore id on its CPUs.
+ *
+ * @return the packets taken (0 or more); -EINVAL for an unknown id or a
+ *   budget not in 1..256; -EPERM from another CPU's thread or inside a
+ *   handler; -EAGAIN while the lcore does not run (before
+ *   sirq_lcore_main() starts, once it stops): its queues are left alone.
+ */
+int sirq_napi_busy_poll(struct sirq_lcore *lc, unsigned int napi_id,
+			uint16_t budget, bool prefer_busy_poll,
+			uint32_t busy_poll_us);
+
+/**
+ * napi_suspend_irqs(), as epoll calls it when a busy poll returned
+ * events: with irq_suspend_timeout set, the context's interrupt and
+ * NET_RX stay off until that long from now, unless called again.
+ *
+ * @return 0, -EINVAL for an unknown id, -EPERM or -EAGAIN as
+ *   sirq_napi_busy_poll().
+ */
+int sirq_napi_suspend_irqs(struct sirq_lcore *lc, unsigned int napi_id);
+
+/**
+ * napi_resume_irqs(), as epoll calls it before it sleeps, its busy
+ * poll having found nothing: with irq_suspend_timeout set, the context
+ * is scheduled now, and its completion turns the interrupt back on, or
+ * defers it as defer_hard_irqs says.
+ *
+ * @return as sirq_napi_suspend_irqs().
+ */
+int sirq_napi_resume_irqs(struct sirq_lcore *lc, unsigned int napi_id);
 
 /**
  * Create the dispatcher state of an lcore, on its socket. Call from the

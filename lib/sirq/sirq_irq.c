@@ -129,12 +129,18 @@ irq_setup(struct sirq_lcore *lc)
  * ksoftirqd polls it spends nothing in irq_exit() until the tick either.
  * When the policy would run the work itself (mainline, kicinski past its
  * window), the looks go on: they are what lends a preempted sirqd the
- * CPU (sirqd_lock_busy()).
+ * CPU (sirqd_lock_busy()). A queue whose thread or busy poller has it,
+ * or whose deferred interrupt waits for its timer (irq_sleep() wakes
+ * for that, and whoever arms one sooner kicks: sirq_irq_napi_timer()),
+ * needs no look either.
  */
 static bool
 irq_looks_idle(struct sirq_lcore *lc)
 {
 	uint64_t sched = __atomic_load_n(&lc->rx.sd.sched, __ATOMIC_ACQUIRE);
+	uint64_t irq_off = __atomic_load_n(&lc->rx.sd.irq_off, __ATOMIC_RELAXED);
+	uint64_t threaded = __atomic_load_n(&lc->rx.sd.threaded,
+					    __ATOMIC_RELAXED);
 	bool masked = false;
 	uint16_t i;
 
@@ -142,9 +148,14 @@ irq_looks_idle(struct sirq_lcore *lc)
 		return false;
 	for (i = 0; i < lc->rx.nb_napi; i++) {
 		const struct sirq_napi *n = &lc->rx.napi[i];
+		uint64_t bit = UINT64_C(1) << i;
 
-		if (sched & (UINT64_C(1) << i))
-			masked = true;
+		/* Its thread or a busy poller has it; or its timer will. */
+		if (sched & bit)
+			masked |= (threaded & bit) == 0 &&
+				(lc->rx.sd.in_busy_poll & bit) == 0;
+		else if (irq_off & bit)
+			continue;
 		else if (n->intr_fd < 0 || (n->intr_ctl &&
 			 !__atomic_load_n(&n->intr_on, __ATOMIC_RELAXED)))
 			return false;
@@ -180,6 +191,28 @@ irq_sleep_ns(struct sirq_lcore *lc, uint64_t next_tick)
 }
 
 /*
+ * A thread other than the dispatcher (sirqd, a NAPI thread, a busy
+ * poller) may have armed a NAPI timer: a dispatcher asleep past it is
+ * woken, to sleep again until the timer. Cheap when nothing is armed or
+ * the dispatcher is awake.
+ */
+void
+sirq_irq_napi_timer(struct sirq_lcore *lc)
+{
+	uint64_t until, next;
+
+	/* The timer, then the wake-up: pairs with irq_sleep(). */
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	until = __atomic_load_n(&lc->irq.sleep_until, __ATOMIC_RELAXED);
+	if (until == 0)
+		return;
+	next = sirq_softnet_next_timer(&lc->rx.sd);
+	if (next != 0 && next < until &&
+	    __atomic_exchange_n(&lc->irq.sleep_until, 0, __ATOMIC_RELAXED) != 0)
+		sirq_irq_kick(&lc->irq);
+}
+
+/*
  * sirqd, after each of its runs, in irq mode: a dispatcher sleeping until
  * the tick is woken once a look is needed again (a queue given back
  * without an Rx interrupt to bring its next packet, a tracked packet
@@ -190,6 +223,7 @@ sirq_irq_worker_ran(void *arg)
 {
 	struct sirq_lcore *lc = arg;
 
+	sirq_irq_napi_timer(lc);
 	/* sirqd's run, then the flag: pairs with irq_sleep_ns(). */
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	if (__atomic_load_n(&lc->irq_tick_sleep, __ATOMIC_RELAXED) == 0 ||
@@ -200,10 +234,10 @@ sirq_irq_worker_ran(void *arg)
 }
 
 /*
- * Sleep @sleep_ns at most: until an Rx interrupt, a kick, or the next
+ * Sleep @sleep_ns at most: until an Rx interrupt, a kick, the next
  * timer as the last "hardirq" read it (none when sirqd held the lock:
- * sirqd looks at the timers itself before each pass). True if an fd
- * woke it.
+ * sirqd looks at the timers itself before each pass), or the next NAPI
+ * timer. True if an fd woke it.
  */
 static bool
 irq_sleep(struct sirq_lcore *lc, uint64_t sleep_ns)
@@ -211,10 +245,26 @@ irq_sleep(struct sirq_lcore *lc, uint64_t sleep_ns)
 	struct epoll_event ev[IRQ_MAX_EVENTS];
 	struct timespec ts;
 	int i, n;
+	uint64_t napi_timer, now = sirq_now_ns();
 
 	if (lc->timer_ticks > 0)
 		sleep_ns = RTE_MIN(sleep_ns,
 				   sirq_tsc_to_ns((uint64_t)lc->timer_ticks));
+	/* The wake-up, then the timers: pairs with sirq_irq_napi_timer(). */
+	__atomic_store_n(&lc->irq.sleep_until, now + sleep_ns, __ATOMIC_SEQ_CST);
+	napi_timer = sirq_softnet_next_timer(&lc->rx.sd);
+	/*
+	 * A deferred NAPI's re-poll (napi_watchdog()'s hrtimer). One already
+	 * due is the next look's, unless the lock was busy: sirqd fires it
+	 * before its next pass, and a FIFO dispatcher that did not sleep for
+	 * it would keep sirqd off the CPU.
+	 */
+	if (napi_timer != 0) {
+		if (napi_timer > now)
+			sleep_ns = RTE_MIN(sleep_ns, napi_timer - now);
+		else if (!lc->look_busy)
+			sleep_ns = 0;
+	}
 	ts.tv_sec = (time_t)(sleep_ns / SIRQ_NS_PER_SEC);
 	ts.tv_nsec = (long)(sleep_ns % SIRQ_NS_PER_SEC);
 	sirq_stat_add(&lc->stats.irq_sleeps, 1);
@@ -222,6 +272,7 @@ irq_sleep(struct sirq_lcore *lc, uint64_t sleep_ns)
 		rte_rcu_qsbr_thread_offline(lc->conf.qsbr,
 					    lc->conf.qsbr_dispatcher_id);
 	n = epoll_pwait2(lc->irq.epoll_fd, ev, IRQ_MAX_EVENTS, &ts, NULL);
+	__atomic_store_n(&lc->irq.sleep_until, 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&lc->irq_tick_sleep, 0, __ATOMIC_RELAXED);
 	if (lc->conf.qsbr != NULL)
 		rte_rcu_qsbr_thread_online(lc->conf.qsbr,

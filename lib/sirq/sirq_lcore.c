@@ -18,6 +18,7 @@
  */
 
 #include <errno.h>
+#include <inttypes.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
@@ -159,6 +160,12 @@ check_conf(unsigned int lcore_id, const struct sirq_lcore_conf *c)
 	    c->worker_boost_priority >= c->irq_priority)
 		BAD("worker boost priority %d must be below irq priority %d",
 		    c->worker_boost_priority, c->irq_priority);
+	if (sirq_napi_params_check(&c->napi) != 0)
+		BAD("NAPI settings: defer_hard_irqs %u with gro_flush_timeout %" PRIu64
+		    " ns, irq_suspend_timeout %" PRIu64
+		    " ns (a deferral needs its timeout; timeouts up to 1 s)",
+		    c->napi.defer_hard_irqs, c->napi.gro_flush_timeout_ns,
+		    c->napi.irq_suspend_timeout_ns);
 	return 0;
 #undef BAD
 }
@@ -307,7 +314,7 @@ sirq_lcore_add_rx_queue(struct sirq_lcore *lc, uint16_t port, uint16_t queue,
 			sirq_rx_fn_t fn, void *arg)
 {
 	struct rte_eth_dev_info info;
-	int socket;
+	int socket, ret;
 
 	if (fn == NULL || !rte_eth_dev_is_valid_port(port) ||
 	    rte_eth_dev_info_get(port, &info) != 0 ||
@@ -328,7 +335,11 @@ sirq_lcore_add_rx_queue(struct sirq_lcore *lc, uint16_t port, uint16_t queue,
 		SIRQ_LOG(WARNING,
 			 "port %u is on socket %d, polled from lcore %u on socket %d",
 			 port, socket, lc->lcore_id, lc->socket);
-	return sirq_rx_add_queue(&lc->rx, port, queue, fn, arg);
+	ret = sirq_rx_add_queue(&lc->rx, port, queue, fn, arg);
+	if (ret == 0)
+		ret = sirq_rx_napi_set(&lc->rx, (uint16_t)(lc->rx.nb_napi - 1),
+				       &lc->conf.napi, false);
+	return ret;
 }
 
 int
@@ -433,8 +444,9 @@ hardirq_timer(struct sirq_lcore *lc)
 }
 
 /*
- * The "interrupts" that need the execution lock: a fetch from idle
- * queues without descriptor status, TX completions, the timer list.
+ * The "interrupts" that need the execution lock: the NAPI contexts'
+ * timers (napi_watchdog()), a fetch from idle queues without descriptor
+ * status, TX completions, the timer list.
  * Adds to @fired the ones that fired.
  */
 static inline int64_t
@@ -442,6 +454,7 @@ hardirq_locked(struct sirq_lcore *lc, unsigned int *fired)
 {
 	int64_t ticks;
 
+	*fired += sirq_softnet_timers(&lc->rx.sd);
 	*fired += sirq_hardirq_rx_fetch(&lc->rx);
 	if (lc->tx.nb_txq != 0 && sirq_hardirq_tx(&lc->tx))
 		(*fired)++;
@@ -502,11 +515,13 @@ sirq_lcore_look(struct sirq_lcore *lc, bool interrupted)
 	fired = sirq_hardirq_rx_desc(&lc->rx);
 	if (unlikely(!sirq_irq_enter(lc->cpu))) {
 		lc->timer_ticks = -1;
+		lc->look_busy = true;
 		sirqd_lock_busy(&lc->worker);
 		res = SIRQ_IRQ_EXIT_BUSY;
 	} else {
 		sirqd_lock_free(&lc->worker);
 		lc->timer_ticks = hardirq_locked(lc, &fired);
+		lc->look_busy = false;
 		if (interrupted || fired != 0) {
 			res = sirq_irq_exit(lc->cpu);
 		} else {
@@ -641,20 +656,228 @@ sirq_lcore_main(void *arg)
 	sirq_rx_start(&lc->rx);
 	if (lc->conf.mode == SIRQ_MODE_IRQ)
 		sirq_rx_intr_start(&lc->rx);
-	ret = sirqd_start(&lc->worker);
+	/* Before sirqd, which may keep the lock busy from its first pass. */
+	sirq_bh_disable(lc->cpu);
+	ret = sirq_rx_threads_start(&lc->rx);
+	__atomic_store_n(&lc->napi_running, ret == 0, __ATOMIC_RELEASE);
+	sirq_bh_enable(lc->cpu);
 	if (ret != 0)
 		return ret;
+	ret = sirqd_start(&lc->worker);
+	if (ret != 0) {
+		__atomic_store_n(&lc->napi_running, false, __ATOMIC_SEQ_CST);
+		sirq_rx_threads_stop(&lc->rx);
+		return ret;
+	}
 
 	if (lc->conf.mode == SIRQ_MODE_IRQ)
 		ret = sirq_irq_run(lc);
 	else
 		poll_loop(lc);
 
+	/*
+	 * No lock for this one: sirqd may hold it for pass after pass under
+	 * endless input. Busy pollers see it under the lock and leave the
+	 * queues alone from their next poll on.
+	 */
+	__atomic_store_n(&lc->napi_running, false, __ATOMIC_SEQ_CST);
 	sirqd_stop(&lc->worker);
+	/* A napi-set that saw it running has started its thread by now. */
+	sirq_bh_disable(lc->cpu);
+	sirq_bh_enable(lc->cpu);
+	sirq_rx_threads_stop(&lc->rx);
 	lcore_drain(lc);
 	/* Ready to be launched again. */
 	__atomic_store_n(&lc->stop, 0, __ATOMIC_RELAXED);
 	return ret;
+}
+
+/* NAPI settings: the timeouts at most this, as sirq_napi_params_check() says. */
+#define NAPI_TIMEOUT_MAX_NS SIRQ_NS_PER_SEC
+
+int
+sirq_napi_params_check(const struct sirq_napi_params *p)
+{
+	if (p == NULL || p->gro_flush_timeout_ns > NAPI_TIMEOUT_MAX_NS ||
+	    p->irq_suspend_timeout_ns > NAPI_TIMEOUT_MAX_NS ||
+	    (p->defer_hard_irqs != 0 && p->gro_flush_timeout_ns == 0))
+		return -EINVAL;
+	return 0;
+}
+
+unsigned int
+sirq_napi_count(const struct sirq_lcore *lc)
+{
+	return lc != NULL ? lc->rx.nb_napi : 0;
+}
+
+int
+sirq_napi_get(const struct sirq_lcore *lc, unsigned int napi_id,
+	      struct sirq_napi_info *info)
+{
+	const struct sirq_softnet *sd;
+	const struct sirq_napi_counters *c;
+	uint64_t bit;
+
+	if (lc == NULL || info == NULL || napi_id >= lc->rx.nb_napi)
+		return -EINVAL;
+	sd = &lc->rx.sd;
+	c = &sd->counters[napi_id];
+	bit = UINT64_C(1) << napi_id;
+	memset(info, 0, sizeof(*info));
+	info->id = napi_id;
+	info->port = lc->rx.napi[napi_id].port;
+	info->queue = lc->rx.napi[napi_id].queue;
+	sirq_rx_napi_params(&lc->rx, (uint16_t)napi_id, &info->params);
+	info->thread_tid = __atomic_load_n(&lc->rx.napi[napi_id].thread_tid,
+					   __ATOMIC_ACQUIRE);
+	info->scheduled = (__atomic_load_n(&sd->sched, __ATOMIC_RELAXED) &
+			   bit) != 0;
+	info->irq_masked = !info->scheduled &&
+		(__atomic_load_n(&sd->irq_off, __ATOMIC_RELAXED) & bit) != 0;
+	info->in_busy_poll = (__atomic_load_n(&sd->in_busy_poll,
+					      __ATOMIC_RELAXED) & bit) != 0;
+	info->deferred = __atomic_load_n(&c->deferred, __ATOMIC_RELAXED);
+	info->watchdog = __atomic_load_n(&c->watchdog, __ATOMIC_RELAXED);
+	info->busy_polls = __atomic_load_n(&c->busy_polls, __ATOMIC_RELAXED);
+	info->busy_packets = __atomic_load_n(&c->busy_packets,
+					     __ATOMIC_RELAXED);
+	info->thread_polls = __atomic_load_n(&c->thread_polls,
+					     __ATOMIC_RELAXED);
+	return 0;
+}
+
+int
+sirq_napi_set(struct sirq_lcore *lc, unsigned int napi_id,
+	      const struct sirq_napi_params *p)
+{
+	int ret;
+
+	if (lc == NULL || napi_id >= lc->rx.nb_napi ||
+	    sirq_napi_params_check(p) != 0)
+		return -EINVAL;
+	sirq_bh_disable(lc->cpu);
+	ret = sirq_rx_napi_set(&lc->rx, (uint16_t)napi_id, p,
+			       __atomic_load_n(&lc->napi_running,
+					       __ATOMIC_ACQUIRE));
+	sirq_bh_enable(lc->cpu);
+	return ret;
+}
+
+/*
+ * A busy poller runs on the lcore's CPU, outside any handler or
+ * bh-disabled section: the lcore's own thread, or a thread without an
+ * lcore id on its CPUs, which runs as the lcore while it holds the lock
+ * (its handlers use the lcore's mempool cache and TX buffers, as sirqd
+ * does). 0 with the id to restore in @self, or -EPERM (nothing changed).
+ */
+static int
+busy_poll_enter(struct sirq_lcore *lc, unsigned int *self)
+{
+	*self = rte_lcore_id();
+	if (!lcore_in_task(lc) || sirq_exec_lock_is_mine(lc->cpu))
+		return -EPERM;
+	if (*self == LCORE_ID_ANY)
+		RTE_PER_LCORE(_lcore_id) = lc->lcore_id;
+	return 0;
+}
+
+static inline void
+busy_poll_leave(unsigned int self)
+{
+	RTE_PER_LCORE(_lcore_id) = self;
+}
+
+int
+sirq_napi_busy_poll(struct sirq_lcore *lc, unsigned int napi_id,
+		    uint16_t budget, bool prefer_busy_poll,
+		    uint32_t busy_poll_us)
+{
+	uint64_t end = 0;
+	unsigned int got = 0, work, self;
+	bool owned = false;
+	int ret;
+
+	if (lc == NULL || napi_id >= lc->rx.nb_napi || budget == 0 ||
+	    budget > SIRQ_NAPI_WEIGHT_MAX)
+		return -EINVAL;
+	ret = busy_poll_enter(lc, &self);
+	if (ret != 0)
+		return ret;
+	if (busy_poll_us != 0)
+		end = sirq_now_ns() + (uint64_t)busy_poll_us * SIRQ_NS_PER_US;
+	/*
+	 * napi_busy_loop(): bottom halves off for each poll only, so that
+	 * the dispatcher's "hardirq" and what the polls raised run between.
+	 */
+	for (;;) {
+		sirq_bh_disable(lc->cpu);
+		if (sirq_unlikely(!__atomic_load_n(&lc->napi_running,
+						   __ATOMIC_ACQUIRE))) {
+			/* Stopped meanwhile: the drain resets the context. */
+			sirq_bh_enable(lc->cpu);
+			busy_poll_leave(self);
+			return got != 0 ? (int)got : -EAGAIN;
+		}
+		if (!owned)
+			owned = sirq_napi_busy_poll_start(&lc->rx.sd,
+							  (uint16_t)napi_id,
+							  prefer_busy_poll);
+		work = owned ? sirq_napi_busy_poll_once(&lc->rx.sd,
+							(uint16_t)napi_id,
+							budget) : 0;
+		sirq_bh_enable(lc->cpu);
+		got += work;
+		if (work != 0 || end == 0 || sirq_now_ns() >= end ||
+		    sirq_lcore_should_stop(lc))
+			break;
+		rte_pause();
+	}
+	if (owned) {
+		sirq_bh_disable(lc->cpu);
+		got += sirq_napi_busy_poll_stop(&lc->rx.sd, (uint16_t)napi_id,
+						prefer_busy_poll, budget);
+		sirq_bh_enable(lc->cpu);
+		sirq_irq_napi_timer(lc);
+	}
+	busy_poll_leave(self);
+	return (int)got;
+}
+
+static int
+napi_irqs(struct sirq_lcore *lc, unsigned int napi_id, bool suspend)
+{
+	unsigned int self;
+	int ret;
+
+	if (lc == NULL || napi_id >= lc->rx.nb_napi)
+		return -EINVAL;
+	ret = busy_poll_enter(lc, &self);
+	if (ret != 0)
+		return ret;
+	sirq_bh_disable(lc->cpu);
+	if (!__atomic_load_n(&lc->napi_running, __ATOMIC_ACQUIRE))
+		ret = -EAGAIN;
+	else if (suspend)
+		sirq_softnet_suspend_irqs(&lc->rx.sd, (uint16_t)napi_id);
+	else
+		sirq_softnet_resume_irqs(&lc->rx.sd, (uint16_t)napi_id);
+	sirq_bh_enable(lc->cpu);
+	sirq_irq_napi_timer(lc);
+	busy_poll_leave(self);
+	return ret;
+}
+
+int
+sirq_napi_suspend_irqs(struct sirq_lcore *lc, unsigned int napi_id)
+{
+	return napi_irqs(lc, napi_id, true);
+}
+
+int
+sirq_napi_resume_irqs(struct sirq_lcore *lc, unsigned int napi_id)
+{
+	return napi_irqs(lc, napi_id, false);
 }
 
 void

@@ -32,6 +32,8 @@ struct sirq_lcore {
 	 * it, for the irq-mode sleep; -1: none, or not read (lock busy).
 	 */
 	int64_t timer_ticks;
+	/* That "hardirq" found the execution lock busy. */
+	bool look_busy;
 
 	struct sirq_rx rx;
 	struct sirq_tx tx;
@@ -42,6 +44,11 @@ struct sirq_lcore {
 	uint32_t poll_waiting;
 	/* irq mode: the dispatcher sleeps until the tick (irq_looks_idle()). */
 	uint32_t irq_tick_sleep;
+	/*
+	 * Between the start and the stop of sirq_lcore_main(): set under the
+	 * lock, cleared without it; busy polls and napi-set read it under it.
+	 */
+	bool napi_running;
 
 	struct sirq_lcore_conf conf;
 	struct sirq_lcore_stats stats __rte_cache_aligned;

@@ -17,13 +17,17 @@
  */
 
 #include <errno.h>
+#include <sched.h>
 #include <string.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
 
 #include <rte_common.h>
 #include <rte_ethdev.h>
 #include <rte_mbuf.h>
 
 #include "sirq_dpdk.h"
+#include "sirq_irq.h"
 #include "sirq_napi.h"
 
 /* Queues whose work any thread may see without the lock. */
@@ -39,6 +43,21 @@ _Static_assert(SIRQ_LCORE_MAX_NAPI <= SIRQ_NAPI_MAX,
 
 static unsigned int napi_poll(void *ctx, uint16_t idx, uint16_t weight);
 static bool napi_rearm(void *ctx, uint16_t idx);
+static void napi_wake_thread(void *ctx, uint16_t idx);
+
+/*
+ * Is the queue's "interrupt" masked: its context scheduled, or idle with
+ * the interrupt left off by a deferred completion? Then no look at its
+ * source schedules it: NET_RX, its thread or its timer will.
+ */
+static inline bool
+napi_masked(const struct sirq_rx *rx, uint16_t idx)
+{
+	uint64_t m = __atomic_load_n(&rx->sd.sched, __ATOMIC_ACQUIRE) |
+		__atomic_load_n(&rx->sd.irq_off, __ATOMIC_RELAXED);
+
+	return (m & (UINT64_C(1) << idx)) != 0;
+}
 
 /* With rx->cpu, rx->stats and rx->weight set: no queue yet. */
 int
@@ -50,6 +69,7 @@ sirq_rx_init(struct sirq_rx *rx, unsigned int budget, unsigned int budget_us)
 		.budget_usecs = budget_us,
 		.poll = napi_poll,
 		.rearm = napi_rearm,
+		.wake_thread = napi_wake_thread,
 		.poll_ctx = rx,
 		.time_squeeze = &rx->stats->time_squeeze,
 		.budget_exhausted = &rx->stats->budget_exhausted,
@@ -79,6 +99,9 @@ sirq_rx_add_queue(struct sirq_rx *rx, uint16_t port, uint16_t queue,
 	n->queue = queue;
 	n->irq = SIRQ_NAPI_IRQ_FETCH;
 	n->intr_fd = -1;
+	n->thread_fd = -1;
+	n->thread_tid = -1;
+	n->rx = rx;
 	n->fn = fn;
 	n->arg = arg;
 	return 0;
@@ -310,8 +333,7 @@ sirq_hardirq_rx_desc(struct sirq_rx *rx)
 	for (i = 0; i < rx->nb_napi; i++) {
 		struct sirq_napi *n = &rx->napi[i];
 
-		if (n->irq == SIRQ_NAPI_IRQ_FETCH ||
-		    sirq_napi_is_scheduled(&rx->sd, i))
+		if (n->irq == SIRQ_NAPI_IRQ_FETCH || napi_masked(rx, i))
 			continue;
 		if (n->irq == SIRQ_NAPI_IRQ_DESC) {
 			if (rte_eth_rx_descriptor_status(n->port, n->queue, 0) !=
@@ -363,8 +385,7 @@ sirq_hardirq_rx_fetch(struct sirq_rx *rx)
 	for (i = 0; i < rx->nb_napi; i++) {
 		struct sirq_napi *n = &rx->napi[i];
 
-		if (n->irq != SIRQ_NAPI_IRQ_FETCH ||
-		    sirq_napi_is_scheduled(&rx->sd, i))
+		if (n->irq != SIRQ_NAPI_IRQ_FETCH || napi_masked(rx, i))
 			continue;
 		if (napi_fetch(n) && sirq_napi_schedule(&rx->sd, i)) {
 			sirq_stat_add(&rx->stats->rx_sched_fetch, 1);
@@ -475,6 +496,187 @@ sirq_net_rx_action(struct sirq_cpu *cpu, void *arg)
 }
 
 /*
+ * Threaded NAPI (napi_threaded_poll()): the context's own thread, as
+ * the lcore (its handlers use the lcore's mempool cache and TX buffers,
+ * under the execution lock like sirqd), SCHED_OTHER on the lcore's CPUs.
+ * It sleeps until its context is scheduled, then polls it with bottom
+ * halves off, one poll per lock hold, until it completes; the outermost
+ * bh enable runs what the polls raised (NET_TX), as local_bh_enable()
+ * does in the kthread.
+ */
+static void
+napi_wake_thread(void *ctx, uint16_t idx)
+{
+	struct sirq_rx *rx = ctx;
+	uint64_t one = 1;
+	ssize_t r;
+
+	/* EAGAIN: a wake-up is already pending. */
+	r = write(rx->napi[idx].thread_fd, &one, sizeof(one));
+	RTE_SET_USED(r);
+}
+
+static void *
+napi_thread_main(void *arg)
+{
+	struct sirq_napi *n = arg;
+	struct sirq_rx *rx = n->rx;
+	uint16_t idx = (uint16_t)(n - rx->napi);
+	rte_cpuset_t cpus = rte_lcore_cpuset(rx->lcore_id);
+	uint64_t token;
+
+	RTE_PER_LCORE(_lcore_id) = rx->lcore_id;
+	if (rte_thread_set_affinity(&cpus) != 0)
+		SIRQ_LOG(WARNING, "napi/%u-%u: cannot pin", rx->lcore_id, idx);
+	__atomic_store_n(&n->thread_tid, (int)gettid(), __ATOMIC_RELEASE);
+	for (;;) {
+		if (read(n->thread_fd, &token, sizeof(token)) < 0 &&
+		    errno != EINTR && errno != EAGAIN)
+			SIRQ_LOG(ERR, "napi/%u-%u: eventfd read: %s",
+				 rx->lcore_id, idx, strerror(errno));
+		if (__atomic_load_n(&n->thread_stop, __ATOMIC_ACQUIRE) != 0)
+			break;
+		for (;;) {
+			bool repoll;
+
+			sirq_bh_disable(rx->cpu);
+			repoll = sirq_napi_threaded_poll(&rx->sd, idx);
+			sirq_bh_enable(rx->cpu);
+			sirq_irq_napi_timer(rx->lc);
+			/* A stop ends a context that always has work too. */
+			if (!repoll || __atomic_load_n(&n->thread_stop,
+						       __ATOMIC_RELAXED) != 0)
+				break;
+		}
+	}
+	return NULL;
+}
+
+static int
+napi_thread_start(struct sirq_rx *rx, uint16_t idx)
+{
+	struct sirq_napi *n = &rx->napi[idx];
+	pthread_attr_t attr;
+	char name[16];
+	int ret;
+
+	if (n->thread_running)
+		return 0;
+	if (n->thread_fd < 0)
+		n->thread_fd = eventfd(0, EFD_CLOEXEC);
+	if (n->thread_fd < 0)
+		return -errno;
+	__atomic_store_n(&n->thread_stop, 0, __ATOMIC_RELAXED);
+	pthread_attr_init(&attr);
+	pthread_attr_setinheritsched(&attr, PTHREAD_EXPLICIT_SCHED);
+	pthread_attr_setschedpolicy(&attr, SCHED_OTHER);
+	ret = pthread_create(&n->thread, &attr, napi_thread_main, n);
+	pthread_attr_destroy(&attr);
+	if (ret != 0) {
+		SIRQ_LOG(ERR, "lcore %u: cannot start the thread of NAPI %u: %s",
+			 rx->lcore_id, idx, strerror(ret));
+		return -ret;
+	}
+	snprintf(name, sizeof(name), "napi/%u-%u", rx->lcore_id, idx);
+	pthread_setname_np(n->thread, name);
+	n->thread_running = true;
+	/*
+	 * Its TID once it has one: napi-get says the thread is there when
+	 * this returns. It needs no lock to get that far; a sleep, not a
+	 * yield, lets it run under a SCHED_FIFO caller on the same CPU.
+	 */
+	while (__atomic_load_n(&n->thread_tid, __ATOMIC_ACQUIRE) < 0)
+		usleep(50);
+	return 0;
+}
+
+/* At the lcore's start: a thread for each threaded context. */
+int
+sirq_rx_threads_start(struct sirq_rx *rx)
+{
+	uint16_t i;
+	int ret;
+
+	for (i = 0; i < rx->nb_napi; i++) {
+		if (!rx->sd.cfg[i].threaded)
+			continue;
+		ret = napi_thread_start(rx, i);
+		if (ret != 0) {
+			sirq_rx_threads_stop(rx);
+			return ret;
+		}
+	}
+	return 0;
+}
+
+/* At the lcore's stop, before the drain: every context's thread ends. */
+void
+sirq_rx_threads_stop(struct sirq_rx *rx)
+{
+	uint16_t i;
+
+	for (i = 0; i < rx->nb_napi; i++) {
+		struct sirq_napi *n = &rx->napi[i];
+
+		if (!n->thread_running)
+			continue;
+		__atomic_store_n(&n->thread_stop, 1, __ATOMIC_RELEASE);
+		napi_wake_thread(rx, i);
+		pthread_join(n->thread, NULL);
+		n->thread_running = false;
+		__atomic_store_n(&n->thread_tid, -1, __ATOMIC_RELAXED);
+	}
+}
+
+static void
+napi_cfg_from_params(struct sirq_napi_cfg *c, const struct sirq_napi_params *p)
+{
+	c->defer_hard_irqs = p->defer_hard_irqs;
+	c->gro_flush_timeout_ns = p->gro_flush_timeout_ns;
+	c->irq_suspend_timeout_ns = p->irq_suspend_timeout_ns;
+	c->threaded = p->threaded;
+}
+
+void
+sirq_rx_napi_params(const struct sirq_rx *rx, uint16_t idx,
+		    struct sirq_napi_params *p)
+{
+	const struct sirq_napi_cfg *c = &rx->sd.cfg[idx];
+
+	p->defer_hard_irqs = c->defer_hard_irqs;
+	p->gro_flush_timeout_ns = c->gro_flush_timeout_ns;
+	p->irq_suspend_timeout_ns = c->irq_suspend_timeout_ns;
+	p->threaded = c->threaded;
+}
+
+/*
+ * napi-set, by the execution lock's holder. While the lcore runs
+ * (@running), a context made threaded gets its thread first: a
+ * scheduling that wakes it must find it.
+ */
+int
+sirq_rx_napi_set(struct sirq_rx *rx, uint16_t idx,
+		 const struct sirq_napi_params *p, bool running)
+{
+	struct sirq_napi_cfg c;
+	int ret;
+
+	if (idx >= rx->nb_napi)
+		return -EINVAL;
+	napi_cfg_from_params(&c, p);
+	if (c.threaded && rx->napi[idx].thread_fd < 0) {
+		rx->napi[idx].thread_fd = eventfd(0, EFD_CLOEXEC);
+		if (rx->napi[idx].thread_fd < 0)
+			return -EAGAIN;
+	}
+	if (running && c.threaded && !rx->sd.cfg[idx].threaded &&
+	    napi_thread_start(rx, idx) != 0)
+		return -EAGAIN;
+	ret = sirq_napi_set_cfg(&rx->sd, idx, &c);
+	return ret;
+}
+
+/*
  * After the last iteration, with the lock held: packets fetched but never
  * polled go back to their pool (counted as rx_dropped_at_stop), every
  * queue is idle again.
@@ -512,6 +714,9 @@ sirq_rx_free(struct sirq_rx *rx)
 			rte_pktmbuf_free_bulk(&n->staged[n->staged_pos],
 					      n->nb_staged - n->staged_pos);
 		n->nb_staged = n->staged_pos = 0;
+		if (n->thread_fd >= 0)
+			close(n->thread_fd);
+		n->thread_fd = -1;
 	}
 	rx->nb_napi = 0;
 }

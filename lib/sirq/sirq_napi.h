@@ -8,6 +8,7 @@
  * net_rx_action(). Not installed.
  */
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -87,6 +88,17 @@ struct sirq_napi {
 	int intr_fd;
 	bool intr_ctl;
 	bool intr_on;
+	/*
+	 * Threaded NAPI: the context's thread, "napi/<lcore>-<idx>", which
+	 * sleeps on thread_fd (an eventfd written by whoever schedules the
+	 * context); thread_tid for napi-get; -1 without a thread.
+	 */
+	pthread_t thread;
+	int thread_fd;
+	int thread_tid;
+	bool thread_running;
+	uint32_t thread_stop;
+	struct sirq_rx *rx;
 	struct rte_mbuf *staged[SIRQ_STAGE_SIZE];
 };
 
@@ -120,6 +132,12 @@ unsigned int sirq_rx_intr_start(struct sirq_rx *rx);
 unsigned int sirq_hardirq_rx_desc(struct sirq_rx *rx);
 unsigned int sirq_hardirq_rx_fetch(struct sirq_rx *rx);
 void sirq_net_rx_action(struct sirq_cpu *cpu, void *arg);
+int sirq_rx_napi_set(struct sirq_rx *rx, uint16_t idx,
+		     const struct sirq_napi_params *p, bool running);
+void sirq_rx_napi_params(const struct sirq_rx *rx, uint16_t idx,
+			 struct sirq_napi_params *p);
+int sirq_rx_threads_start(struct sirq_rx *rx);
+void sirq_rx_threads_stop(struct sirq_rx *rx);
 void sirq_rx_drain(struct sirq_rx *rx);
 void sirq_rx_free(struct sirq_rx *rx);
 

@@ -55,6 +55,11 @@ visit_config(const struct sirq_lcore *lc, emit_u64_t emit, void *sink)
 	emit(sink, "tx_queues_done_cleanup", lc->tx.nb_done_cleanup);
 	emit(sink, "tx_queues_refcount", lc->tx.nb_done_refcount);
 	emit(sink, "worker_pi_priority", (uint64_t)c->worker_boost_priority);
+	/* Every queue's NAPI settings at start; /sirq/napi has each one's now. */
+	emit(sink, "napi_defer_hard_irqs", c->napi.defer_hard_irqs);
+	emit(sink, "napi_gro_flush_timeout_ns", c->napi.gro_flush_timeout_ns);
+	emit(sink, "napi_irq_suspend_timeout_ns", c->napi.irq_suspend_timeout_ns);
+	emit(sink, "napi_threaded", c->napi.threaded);
 }
 
 static void
@@ -301,6 +306,179 @@ tel_config(const char *cmd, const char *params, struct rte_tel_data *d)
 	return 0;
 }
 
+/* netdev-genl's napi-get reply, for one context. */
+static void
+tel_napi_dict(struct rte_tel_data *d, const struct sirq_napi_info *n,
+	      unsigned int lcore_id)
+{
+	rte_tel_data_start_dict(d);
+	rte_tel_data_add_dict_u64(d, "lcore", lcore_id);
+	rte_tel_data_add_dict_u64(d, "id", n->id);
+	rte_tel_data_add_dict_u64(d, "port", n->port);
+	rte_tel_data_add_dict_u64(d, "queue", n->queue);
+	rte_tel_data_add_dict_string(d, "mode",
+				     n->params.threaded ? "threaded" : "softirq");
+	rte_tel_data_add_dict_u64(d, "defer_hard_irqs",
+				  n->params.defer_hard_irqs);
+	rte_tel_data_add_dict_u64(d, "gro_flush_timeout",
+				  n->params.gro_flush_timeout_ns);
+	rte_tel_data_add_dict_u64(d, "irq_suspend_timeout",
+				  n->params.irq_suspend_timeout_ns);
+	rte_tel_data_add_dict_int(d, "pid", n->thread_tid);
+	rte_tel_data_add_dict_u64(d, "scheduled", n->scheduled);
+	rte_tel_data_add_dict_u64(d, "irq_masked", n->irq_masked);
+	rte_tel_data_add_dict_u64(d, "in_busy_poll", n->in_busy_poll);
+	rte_tel_data_add_dict_u64(d, "deferred", n->deferred);
+	rte_tel_data_add_dict_u64(d, "watchdog", n->watchdog);
+	rte_tel_data_add_dict_u64(d, "busy_polls", n->busy_polls);
+	rte_tel_data_add_dict_u64(d, "busy_packets", n->busy_packets);
+	rte_tel_data_add_dict_u64(d, "thread_polls", n->thread_polls);
+}
+
+/*
+ * "LCORE[,ID][,key=value...]": the lcore, the context (-1: none given)
+ * and where the settings start (NULL: none).
+ */
+static int
+parse_napi_param(const char *params, unsigned int *lcore_id, long *napi_id,
+		 const char **rest)
+{
+	char *end;
+	unsigned long v;
+
+	if (params == NULL || *params == '\0')
+		return -EINVAL;
+	errno = 0;
+	v = strtoul(params, &end, 10);
+	if (errno != 0 || end == params || v >= RTE_MAX_LCORE ||
+	    (*end != '\0' && *end != ','))
+		return -EINVAL;
+	*lcore_id = (unsigned int)v;
+	*napi_id = -1;
+	*rest = NULL;
+	if (*end == '\0')
+		return 0;
+	params = end + 1;
+	v = strtoul(params, &end, 10);
+	if (errno != 0 || end == params || v >= SIRQ_LCORE_MAX_NAPI ||
+	    (*end != '\0' && *end != ','))
+		return -EINVAL;
+	*napi_id = (long)v;
+	if (*end == ',')
+		*rest = end + 1;
+	return 0;
+}
+
+/* napi-get: "LCORE" (every context of the lcore) or "LCORE,ID". */
+static int
+tel_napi(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	struct sirq_napi_info info;
+	struct sirq_lcore *lc;
+	const char *rest;
+	unsigned int lcore_id, i;
+	long napi_id;
+	int ret = -EINVAL;
+
+	RTE_SET_USED(cmd);
+	if (parse_napi_param(params, &lcore_id, &napi_id, &rest) != 0 ||
+	    rest != NULL)
+		return -EINVAL;
+	sirq_lcore_registry_lock();
+	lc = sirq_lcore_lookup_locked(lcore_id);
+	if (lc != NULL && napi_id >= 0) {
+		ret = sirq_napi_get(lc, (unsigned int)napi_id, &info);
+		if (ret == 0)
+			tel_napi_dict(d, &info, lcore_id);
+	} else if (lc != NULL) {
+		rte_tel_data_start_dict(d);
+		ret = 0;
+		for (i = 0; i < sirq_napi_count(lc) && ret == 0; i++) {
+			struct rte_tel_data *per = rte_tel_data_alloc();
+			char name[16];
+
+			if (per == NULL) {
+				ret = -ENOMEM;
+				break;
+			}
+			sirq_napi_get(lc, i, &info);
+			tel_napi_dict(per, &info, lcore_id);
+			snprintf(name, sizeof(name), "napi%u", i);
+			rte_tel_data_add_dict_container(d, name, per, 0);
+		}
+	}
+	sirq_lcore_registry_unlock();
+	return ret;
+}
+
+/* One "key=value" of napi-set into @p; -EINVAL for anything else. */
+static int
+napi_set_item(char *item, struct sirq_napi_params *p)
+{
+	char *eq = strchr(item, '='), *end;
+	unsigned long long v;
+
+	if (eq == NULL || eq[1] == '\0')
+		return -EINVAL;
+	*eq = '\0';
+	errno = 0;
+	v = strtoull(eq + 1, &end, 10);
+	if (errno != 0 || *end != '\0' || eq[1] == '-')
+		return -EINVAL;
+	if (strcmp(item, "defer_hard_irqs") == 0 && v <= UINT32_MAX)
+		p->defer_hard_irqs = (uint32_t)v;
+	else if (strcmp(item, "gro_flush_timeout") == 0)
+		p->gro_flush_timeout_ns = v;
+	else if (strcmp(item, "irq_suspend_timeout") == 0)
+		p->irq_suspend_timeout_ns = v;
+	else if (strcmp(item, "threaded") == 0 && v <= 1)
+		p->threaded = v != 0;
+	else
+		return -EINVAL;
+	return 0;
+}
+
+/*
+ * napi-set: "LCORE,ID,key=value[,key=value...]", keys defer_hard_irqs,
+ * gro_flush_timeout and irq_suspend_timeout (ns, as the kernel's) and
+ * threaded (0 or 1); what is not given keeps its value. Replies with the
+ * context as napi-get does.
+ */
+static int
+tel_napi_set(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	struct sirq_napi_params p;
+	struct sirq_napi_info info;
+	struct sirq_lcore *lc;
+	const char *rest;
+	char buf[256], *item, *save = NULL;
+	unsigned int lcore_id;
+	long napi_id;
+	int ret = -EINVAL;
+
+	RTE_SET_USED(cmd);
+	if (parse_napi_param(params, &lcore_id, &napi_id, &rest) != 0 ||
+	    napi_id < 0 || rest == NULL ||
+	    (size_t)snprintf(buf, sizeof(buf), "%s", rest) >= sizeof(buf))
+		return -EINVAL;
+	sirq_lcore_registry_lock();
+	lc = sirq_lcore_lookup_locked(lcore_id);
+	if (lc == NULL ||
+	    sirq_napi_get(lc, (unsigned int)napi_id, &info) != 0)
+		goto out;
+	p = info.params;
+	for (item = strtok_r(buf, ",", &save); item != NULL;
+	     item = strtok_r(NULL, ",", &save))
+		if (napi_set_item(item, &p) != 0)
+			goto out;
+	ret = sirq_napi_set(lc, (unsigned int)napi_id, &p);
+	if (ret == 0 && sirq_napi_get(lc, (unsigned int)napi_id, &info) == 0)
+		tel_napi_dict(d, &info, lcore_id);
+out:
+	sirq_lcore_registry_unlock();
+	return ret;
+}
+
 int
 sirq_telemetry_register(void)
 {
@@ -317,6 +495,10 @@ sirq_telemetry_register(void)
 		  "Raise-to-run latency per vector of an lcore. Parameter: lcore id." },
 		{ "/sirq/config", tel_config,
 		  "Policy and parameters of every lcore. No parameters." },
+		{ "/sirq/napi", tel_napi,
+		  "NAPI contexts of an lcore, as netdev-genl napi-get. Parameters: lcore[,napi id]." },
+		{ "/sirq/napi_set", tel_napi_set,
+		  "napi-set. Parameters: lcore,id,key=value,... (defer_hard_irqs, gro_flush_timeout, irq_suspend_timeout ns, threaded 0/1)." },
 	};
 	static bool done;
 	unsigned int i;
