@@ -77,6 +77,8 @@
 #define HOLD_POLL_US 20000
 /* Latencies kept for the percentiles: 100 kpps for 100 s. */
 #define MAX_SAMPLES (10u * 1000 * 1000)
+/* Latency counted as a stall ("over_8ms"), the patch's threshold. */
+#define STALL_NS (8u * 1000 * 1000)
 
 enum phase { PH_PROBE = 1, PH_WARMUP = 2, PH_WINDOW = 3 };
 
@@ -559,11 +561,15 @@ write_json(FILE *f, const struct result *r)
 {
 	uint64_t n = c.received < MAX_SAMPLES ? c.received : MAX_SAMPLES;
 	double sum = 0;
-	uint64_t i;
+	uint64_t i, over = 0;
 
 	qsort(lat_ns, n, sizeof(*lat_ns), cmp_u32);
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
 		sum += lat_ns[i];
+		/* The patch's stall: 8 ms or more. */
+		if (lat_ns[i] >= STALL_NS)
+			over++;
+	}
 	fprintf(f, "{\"tool\": \"" PROG "\", \"rate_pps\": %" PRIu64 ", \"frame_bytes\": %u"
 		", \"warmup_s\": %u, \"duration_s\": %u, \"window_s\": %.6f"
 		", \"sent\": %" PRIu64 ", \"sent_pps\": %.1f, \"tx_refused\": %" PRIu64
@@ -572,7 +578,7 @@ write_json(FILE *f, const struct result *r)
 		", \"late_bursts\": %" PRIu64 ", \"max_due\": %" PRIu64 ", \"probes\": %" PRIu64
 		", \"tsc_hz\": %" PRIu64 ",\n \"latency_us\": {\"samples\": %" PRIu64
 		", \"min\": %.3f, \"p50\": %.3f, \"p90\": %.3f, \"p99\": %.3f, \"p999\": %.3f"
-		", \"max\": %.3f, \"mean\": %.3f}",
+		", \"max\": %.3f, \"mean\": %.3f, \"over_8ms\": %" PRIu64 "}",
 		o.rate, o.frame, o.warmup_s, o.duration_s, r->window_s, c.sent,
 		c.sent / r->window_s, c.tx_refused, c.received,
 		c.sent > c.received ? c.sent - c.received : 0, c.duplicates,
@@ -580,7 +586,7 @@ write_json(FILE *f, const struct result *r)
 		c.probes, tsc_hz, n,
 		pct_us(lat_ns, n, 0), pct_us(lat_ns, n, 50), pct_us(lat_ns, n, 90),
 		pct_us(lat_ns, n, 99), pct_us(lat_ns, n, 99.9), pct_us(lat_ns, n, 100),
-		n ? sum / (double)n / 1000.0 : 0.0);
+		n ? sum / (double)n / 1000.0 : 0.0, over);
 	if (r->have_cpu)
 		fprintf(f, ",\n \"cpu\": {\"pid\": %d, \"comm\": \"%s\", \"utime_s\": %.3f"
 			", \"stime_s\": %.3f, \"seconds\": %.3f, \"share\": %.5f}",

@@ -39,6 +39,12 @@
 #                                   discarded ones go to out/lowload/disturbed.jsonl
 #   LOW_ONLY=REGEX                  only the variants whose name matches
 #   LOW_BUILD=build-lowload         the build with l2fwd-sirq and lat-gen
+#   LOW_VARIANTS="name|tool|opts;..."  other variants than the three above
+#                                   (tool l2fwd-sirq or testpmd)
+#   LOW_HOG="--threads 6 --hold 6 --period 40"  cpu-hog (bench/cpu-hog.c)
+#                                   on CPU 1 through each run: a load
+#                                   sharing the forwarder's CPU (none by default)
+#   LOW_NAME=lowload                names the outputs: out/NAME.json, out/NAME/
 #
 # Writes out/lowload.json (one object per run: tool, rate_pps, cpu_share,
 # p50_us, p99_us, sent, received and more), out/lowload.md and
@@ -56,12 +62,15 @@ RUNS=${LOW_RUNS:-1}
 RETRY=${LOW_RETRY:-2}
 TUNING=${LOW_TUNING---irq-tick-us 1000}
 BUILD=${LOW_BUILD:-build-lowload}
+NAME=${LOW_NAME:-lowload}
+HOG_ARGS=${LOW_HOG:-}
 L2FWD=$BUILD/apps/l2fwd-sirq/l2fwd-sirq
 LATGEN=$BUILD/bench/lat-gen
+CPU_HOG=$BUILD/bench/cpu-hog
 TESTPMD=${TESTPMD:-/usr/bin/dpdk-testpmd}
-PREFIX=lowload-$$
+PREFIX=$NAME-$$
 BENCH=lowload-bench
-OUT=out/lowload
+OUT=out/$NAME
 HUGEPAGES=256	# 2 MB pages: lat-gen's 8k mbufs, the forwarder's pool, EAL heaps
 source bench/lib.sh
 # name | tool | l2fwd-sirq options (testpmd: its forward mode)
@@ -70,6 +79,16 @@ VARIANTS=(
 	"testpmd|testpmd|mac"
 )
 [ -z "$TUNING" ] || VARIANTS+=("l2fwd-sirq-tuned|l2fwd-sirq|--mode irq $TUNING")
+if [ -n "${LOW_VARIANTS:-}" ]; then
+	IFS=';' read -r -a VARIANTS <<<"$LOW_VARIANTS"
+	for v in "${VARIANTS[@]}"; do
+		case $(cut -d'|' -f2 <<<"$v") in
+		l2fwd-sirq | testpmd) ;;
+		*) fail "LOW_VARIANTS: bad variant '$v' (name|l2fwd-sirq|options or name|testpmd|mode)" ;;
+		esac
+	done
+fi
+[[ $NAME =~ ^[A-Za-z0-9_-]+$ ]] || fail "LOW_NAME: bad name '$NAME' (letters, digits, - and _)"
 
 number() {	# name value min
 	case $2 in
@@ -83,7 +102,9 @@ number LOW_SECONDS "$SECONDS_PER_RUN" 1
 number LOW_WARMUP "$WARMUP" 1
 number LOW_RUNS "$RUNS" 1
 number LOW_RETRY "$RETRY" 0
-for b in "$L2FWD" "$LATGEN"; do
+bins=("$L2FWD" "$LATGEN")
+[ -z "$HOG_ARGS" ] || bins+=("$CPU_HOG")
+for b in "${bins[@]}"; do
 	[ -x "$b" ] || fail "$b missing: meson setup $BUILD -Dbuildtype=release && ninja -C $BUILD"
 done
 # The figures are those of the binaries in $BUILD: say so if the tree moved on.
@@ -96,12 +117,14 @@ mkdir -p "$OUT"
 rm -f "$OUT"/*
 tmp=$(mktemp -d /tmp/lowload-bench.XXXXXX)
 gen_pid=""
+hog_pid=""
 
 # Nothing of a run outlives the script: the forwarder (virtio side) stops
 # first, then lat-gen (the vhost-user servers), then sockets, runtime
 # directories and hugepage files go.
 cleanup() {
 	exec 4>&- 2>/dev/null || true
+	hog_stop
 	if [ -n "$pid" ]; then
 		kill -INT "$pid" 2>/dev/null || true
 		sleep 0.5
@@ -176,6 +199,22 @@ gen_stop() {	# log
 	gen_pid=""
 }
 
+# LOW_HOG: cpu-hog on the forwarder's CPU from before the warm-up to
+# after the window.
+hog_start() {	# log
+	[ -n "$HOG_ARGS" ] || return 0
+	# shellcheck disable=SC2086 # a list of options
+	"$CPU_HOG" --cpu 1 $HOG_ARGS --duration $((WARMUP + SECONDS_PER_RUN + 60)) >"$1" 2>&1 &
+	hog_pid=$!
+}
+
+hog_stop() {
+	[ -n "$hog_pid" ] || return 0
+	kill -INT "$hog_pid" 2>/dev/null || true
+	wait "$hog_pid" 2>/dev/null || true
+	hog_pid=""
+}
+
 virtio_vdevs() {	# dir
 	echo "--vdev=net_virtio_user0,path=$1/p0.sock" "--vdev=net_virtio_user1,path=$1/p1.sock"
 }
@@ -198,12 +237,14 @@ run_l2fwd() {	# name opts round rate tag
 	stdbuf -oL "$@" >"$log" 2>&1 &
 	pid=$!
 	echo "$pid" >"$dir/fwd.pid"
+	hog_start "$OUT/$tag.hog.log"
 	# A report in the warm-up, one after the window: the counters' rates.
 	gen_wait_forwarded "$glog" "$log"
 	sleep "$(awk -v w="$WARMUP" 'BEGIN { print w / 2 }')"
 	report_snapshot "$report" "$OUT/$tag.start.json" "$log"
 	gen_wait_result "$res" "$glog" "$log" "$(awk -v w="$WARMUP" -v s="$SECONDS_PER_RUN" 'BEGIN { print s + w / 2 }')"
 	report_snapshot "$report" "$OUT/$tag.end.json" "$log"
+	hog_stop
 	kill -INT "$pid"
 	wait "$pid" || rc=$?
 	pid=""
@@ -239,8 +280,10 @@ run_testpmd() {	# name mode round rate tag
 	done
 	grep -q '^testpmd> ' "$log" || fail "$tag: testpmd gave no prompt; see $log"
 	echo "start" >&4
+	hog_start "$OUT/$tag.hog.log"
 	gen_wait_forwarded "$glog" "$log"
 	gen_wait_result "$res" "$glog" "$log" "$((SECONDS_PER_RUN + WARMUP))"
+	hog_stop
 	echo "stop" >&4
 	echo "quit" >&4
 	exec 4>&-
@@ -307,6 +350,6 @@ done
 echo "== results ($(($(date +%s) - start)) s in all; load $(cut -d' ' -f1-3 /proc/loadavg); $(busy_now) after)"
 [ "$discarded" -eq 0 ] ||
 	echo "   $discarded disturbed run(s) set aside and run again: $OUT/disturbed.jsonl"
-python3 bench/lowload_plot.py --collect "$OUT/runs.jsonl" out/lowload.json
-python3 bench/lowload_plot.py out/lowload.json --md out/lowload.md --svg out/lowload.svg
-echo "JSON: out/lowload.json; table: out/lowload.md; plot: out/lowload.svg; logs: $OUT/"
+python3 bench/lowload_plot.py --collect "$OUT/runs.jsonl" "out/$NAME.json"
+python3 bench/lowload_plot.py "out/$NAME.json" --md "out/$NAME.md" --svg "out/$NAME.svg"
+echo "JSON: out/$NAME.json; table: out/$NAME.md; plot: out/$NAME.svg; logs: $OUT/"

@@ -18,6 +18,7 @@
 An object of OUT.json: {"tool", "variant", "tuning", "options", "round",
 "rate_pps", "cpu_share", "p50_us", "p99_us", "sent", "received", "lost",
 "sent_pps", "window_s", "p90_us", "p999_us", "max_us", "mean_us",
+"over_8ms" (frames whose latency was 8 ms or more),
 "cpu_comm", "cpu_sys_share" (of cpu_share, the kernel's part: stime),
 "gen_cpu_share" (lat-gen's own share of CPU 0),
 "cpu1_busy_share", "cpu1_others_share" (CPU 1 busy beside the forwarder),
@@ -82,6 +83,7 @@ def collect_one(rec):
         "lost": g.get("lost"), "tx_refused": g.get("tx_refused"),
         "sent_pps": g.get("sent_pps"), "window_s": g.get("window_s"),
         "p90_us": lat.get("p90"), "p999_us": lat.get("p999"),
+        "over_8ms": lat.get("over_8ms"),
         "max_us": lat.get("max"), "mean_us": lat.get("mean"),
         "cpu_comm": get(g, "cpu", "comm"),
         "cpu_sys_share": (get(g, "cpu", "stime_s") / g["window_s"]

@@ -24,6 +24,32 @@
 #   tick   the stall scenario under kicinski at tick_hz 0 (TSC-exact
 #          time, a decision at every look: the "Gleixner" row), 100 and
 #          1000, against the default 250 of the stall rows.
+#   rr     request/response (issue 22): bench/lat-gen.c on CPU 0 sends
+#          requests at a paced rate into l2fwd-sirq on CPU 1 (irq mode,
+#          two net_virtio_user ports against lat-gen's vhost-user
+#          servers), which sends each back out of its other port: the
+#          response. Request latency from lat-gen's TSC stamps, the
+#          forwarder's CPU (all its threads) over the window, at low, mid
+#          and high load (LAB_RR_RATES), without and with the stall load
+#          on CPU 1 (cpu-hog: the threads of --app-load, in a process of
+#          their own so that the forwarder's CPU is its own). Modes:
+#            mainline ksoftirqd kicinski deferred  the policies, NET_RX
+#            threaded      --napi-threaded
+#            defer         --napi-defer-hard-irqs 100 --gro-flush-timeout-us 20
+#            busy          an application thread busy-polls without
+#                          sleeping, prefer_busy_poll, budget 64, with
+#                          deferral (100, 5 ms) keeping NET_RX out
+#            busy-nodefer  the same without prefer_busy_poll or deferral
+#            suspend       defer's deferral, --irq-suspend-timeout-us
+#                          20000, the application polls once (budget 64,
+#                          prefer_busy_poll) and sleeps when it finds
+#                          nothing
+#          The values are those of the IRQ-suspension authors' own
+#          experiment script (defer20, fullbusy, suspend20). Runs once
+#          (LAB_RR_RUNS rounds), not per LAB_RUNS; bench/rr_lab.py adds
+#          its runs to out/policy-lab.json with the table and plot
+#          out/policy-lab-rr.md, out/policy-lab-rr.svg. Needs hugepages
+#          (virtio-user). About 9 minutes.
 #
 # Every scenario runs at the default tick_hz (250, a server kernel's HZ)
 # unless it says otherwise. RT throttling is lifted for the run
@@ -46,6 +72,10 @@
 #                     stall-harsh and flood-burn
 #   LAB_FLOOD_RECEIVER                --receiver of flood
 #   LAB_OPTS="..."    more l2fwd-sirq options for every run
+#   LAB_RR_RATES="1000 10000 100000"  rr: low, mid, high requests/s
+#   LAB_RR_SECONDS=5, LAB_RR_RUNS=1   rr: seconds per run, rounds
+#   LAB_RR_MODES="mainline ksoftirqd kicinski deferred threaded defer busy busy-nodefer suspend"
+#   LAB_RR_HOG="--threads 6 --hold 6 --period 40"  rr: the stall load (cpu-hog)
 #   BENCH_HUGE=0      --no-huge (default: hugepages when root can have
 #                     them, scripts/hugepages.sh; --no-huge otherwise)
 #
@@ -63,6 +93,11 @@ HARSH_LOAD=${LAB_HARSH_LOAD:-hold=10ms,period=40ms,random,threads=6}
 FLOOD_LOAD=${LAB_FLOOD_LOAD:-hold=50ms,period=50ms,threads=2,quiet}
 FLOOD_RECEIVER=${LAB_FLOOD_RECEIVER:-proto=1us,app=1us,rcvbuf=256,threads=1}
 TICK_HZ="0 100 1000"
+RR_RATES=${LAB_RR_RATES:-1000 10000 100000}
+RR_SECONDS=${LAB_RR_SECONDS:-5}
+RR_RUNS=${LAB_RR_RUNS:-1}
+RR_MODES=${LAB_RR_MODES:-mainline ksoftirqd kicinski deferred threaded defer busy busy-nodefer suspend}
+RR_HOG=${LAB_RR_HOG:---threads 6 --hold 6 --period 40}
 DEFAULT_HZ=250
 L2FWD=build/apps/l2fwd-sirq/l2fwd-sirq
 TESTPMD=${TESTPMD:-/usr/bin/dpdk-testpmd}
@@ -126,6 +161,41 @@ run_flood() {	# scenario policy run l2fwd-sirq-options...
 	record "$scenario" "$policy" "$DEFAULT_HZ" "$run" "$report"
 }
 
+# rr: the l2fwd-sirq options of each mode.
+rr_options() {	# mode
+	local defer="--napi-defer-hard-irqs 100 --gro-flush-timeout-us 20"
+	local app="--busy-poll --busy-poll-budget 64"
+	case $1 in
+	mainline | ksoftirqd | kicinski | deferred) echo "--mode irq --policy $1" ;;
+	threaded) echo "--mode irq --napi-threaded" ;;
+	defer) echo "--mode irq $defer" ;;
+	busy) echo "--mode irq $app --busy-poll-us 1000000 --prefer-busy-poll --napi-defer-hard-irqs 100 --gro-flush-timeout-us 5000" ;;
+	busy-nodefer) echo "--mode irq $app --busy-poll-us 1000000" ;;
+	suspend) echo "--mode irq $defer --irq-suspend-timeout-us 20000 $app --busy-poll-us 0 --prefer-busy-poll" ;;
+	*) return 1 ;;
+	esac
+}
+
+# rr: bench/lowload-bench.sh runs lat-gen and l2fwd-sirq, once without
+# and once with the stall load; bench/rr_lab.py turns both into runs.
+run_rr() {
+	local variants="" m o
+	for m in $RR_MODES; do
+		o=$(rr_options "$m") ||
+			fail "LAB_RR_MODES: unknown mode '$m' (mainline ksoftirqd kicinski deferred threaded defer busy busy-nodefer suspend)"
+		variants+="${variants:+;}$m|l2fwd-sirq|-T 0 $o ${EXTRA[*]}"
+	done
+	for kind in quiet stall; do
+		echo "== rr: $kind"
+		local hog=""
+		[ "$kind" = quiet ] || hog=$RR_HOG
+		LOW_NAME=policy-lab-rr-$kind LOW_VARIANTS=$variants LOW_RATES=$RR_RATES \
+			LOW_SECONDS=$RR_SECONDS LOW_RUNS=$RR_RUNS LOW_RETRY=0 LOW_TUNING="" \
+			LOW_BUILD=$(dirname "$(dirname "$(dirname "$L2FWD")")") LOW_HOG=$hog \
+			bench/lowload-bench.sh
+	done
+}
+
 echo "== policy-lab: $SCENARIOS; policies $POLICIES; $RUNS runs x ${SECONDS_PER_RUN}s"
 echo "   stall load --app-load $STALL_LOAD (stall-harsh: $HARSH_LOAD), $BURSTS burst(s) per port circulating"
 echo "   flood: two net_null ports into --receiver $FLOOD_RECEIVER"
@@ -152,13 +222,23 @@ for run in $(seq "$RUNS"); do
 			done ;;
 		tick)
 			for hz in $TICK_HZ; do run_stall tick kicinski "$hz" "$run"; done ;;
+		rr)
+			[ "$run" -gt 1 ] || run_rr ;;
 		*)
-			fail "unknown scenario '$scenario' (stall, stall-harsh, flood, flood-burn, tick)" ;;
+			fail "unknown scenario '$scenario' (stall, stall-harsh, flood, flood-burn, tick, rr)" ;;
 		esac
 	done
 done
 
 echo "== results ($(($(date +%s) - start)) s in all)"
-python3 bench/policy_lab.py "$OUT/runs.jsonl" out/policy-lab.json
-python3 bench/policy_plots.py --out out --prefix policy-lab out/policy-lab.json
+if [ -s "$OUT/runs.jsonl" ]; then
+	python3 bench/policy_lab.py "$OUT/runs.jsonl" out/policy-lab.json
+	python3 bench/policy_plots.py --out out --prefix policy-lab out/policy-lab.json
+else
+	rm -f out/policy-lab.json
+fi
+if [[ " $SCENARIOS " == *" rr "* ]]; then
+	python3 bench/rr_lab.py out/policy-lab.json out/policy-lab-rr-quiet.json \
+		out/policy-lab-rr-stall.json --md out/policy-lab-rr.md --svg out/policy-lab-rr.svg
+fi
 echo "JSON: out/policy-lab.json; tables and plots: out/policy-lab-*; reports and logs: $OUT/"
