@@ -259,8 +259,13 @@ exec_trylock(struct sirq_cpu *cpu)
 static void
 exec_lock(struct sirq_cpu *cpu)
 {
+	if (exec_trylock(cpu))
+		return;
+	/* Counted while it waits: sirq_exec_lock_contended(). */
+	__atomic_fetch_add(&cpu->lock_waiters, 1, __ATOMIC_RELAXED);
 	while (!exec_trylock(cpu))
 		sched_yield();
+	__atomic_fetch_sub(&cpu->lock_waiters, 1, __ATOMIC_RELAXED);
 }
 
 static inline void

@@ -213,6 +213,28 @@ sirq_irq_napi_timer(struct sirq_lcore *lc)
 }
 
 /*
+ * A NAPI thread or busy poller just let go of the lock, and takes it back
+ * at once for its next poll: if the dispatcher found it busy, or a thread
+ * waits for it, give way. An irq-mode dispatcher sleeping after a busy
+ * look is kicked (it preempts the caller at SCHED_FIFO and gets the lock
+ * while it is free); in poll mode, and for waiters, the yield does it.
+ */
+void
+sirq_irq_lock_handback(struct sirq_lcore *lc)
+{
+	bool wanted = __atomic_load_n(&lc->lock_wanted, __ATOMIC_RELAXED) != 0;
+
+	if (likely(!wanted && !sirq_exec_lock_contended(lc->cpu)))
+		return;
+	if (wanted) {
+		__atomic_store_n(&lc->lock_wanted, 0, __ATOMIC_RELAXED);
+		if (lc->conf.mode == SIRQ_MODE_IRQ)
+			sirq_irq_kick(&lc->irq);
+	}
+	sched_yield();
+}
+
+/*
  * sirqd, after each of its runs, in irq mode: a dispatcher sleeping until
  * the tick is woken once a look is needed again (a queue given back
  * without an Rx interrupt to bring its next packet, a tracked packet

@@ -26,5 +26,6 @@ void sirq_irq_wait_kick(struct sirq_irq *irq, uint64_t timeout_ns);
 int sirq_irq_run(struct sirq_lcore *lc);
 void sirq_irq_worker_ran(void *arg);
 void sirq_irq_napi_timer(struct sirq_lcore *lc);
+void sirq_irq_lock_handback(struct sirq_lcore *lc);
 
 #endif /* SIRQ_IRQ_H */

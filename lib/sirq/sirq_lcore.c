@@ -191,6 +191,7 @@ lcore_release(struct sirq_lcore *lc)
 	sirqd_fini(&lc->worker);
 	sirq_irq_fini(&lc->irq);
 	rte_free(lc->cpu_mem);
+	pthread_mutex_destroy(&lc->napi_set_lock);
 	rte_free(lc);
 }
 
@@ -227,6 +228,7 @@ sirq_lcore_create(unsigned int lcore_id, const struct sirq_lcore_conf *conf)
 	lc->timer_ticks = -1;
 	lc->worker.fd = -1;
 	lc->irq.kick_fd = -1;
+	pthread_mutex_init(&lc->napi_set_lock, NULL);
 
 	if (sirq_tsc_ns_mult == 0)
 		sirq_tsc_ns_mult = (uint64_t)(((unsigned __int128)SIRQ_NS_PER_SEC <<
@@ -516,6 +518,7 @@ sirq_lcore_look(struct sirq_lcore *lc, bool interrupted)
 	if (unlikely(!sirq_irq_enter(lc->cpu))) {
 		lc->timer_ticks = -1;
 		lc->look_busy = true;
+		__atomic_store_n(&lc->lock_wanted, 1, __ATOMIC_RELAXED);
 		sirqd_lock_busy(&lc->worker);
 		res = SIRQ_IRQ_EXIT_BUSY;
 	} else {
@@ -682,10 +685,10 @@ sirq_lcore_main(void *arg)
 	 */
 	__atomic_store_n(&lc->napi_running, false, __ATOMIC_SEQ_CST);
 	sirqd_stop(&lc->worker);
-	/* A napi-set that saw it running has started its thread by now. */
-	sirq_bh_disable(lc->cpu);
-	sirq_bh_enable(lc->cpu);
+	/* No napi-set starts a thread behind this. */
+	pthread_mutex_lock(&lc->napi_set_lock);
 	sirq_rx_threads_stop(&lc->rx);
+	pthread_mutex_unlock(&lc->napi_set_lock);
 	lcore_drain(lc);
 	/* Ready to be launched again. */
 	__atomic_store_n(&lc->stop, 0, __ATOMIC_RELAXED);
@@ -756,11 +759,13 @@ sirq_napi_set(struct sirq_lcore *lc, unsigned int napi_id,
 	if (lc == NULL || napi_id >= lc->rx.nb_napi ||
 	    sirq_napi_params_check(p) != 0)
 		return -EINVAL;
+	pthread_mutex_lock(&lc->napi_set_lock);
 	sirq_bh_disable(lc->cpu);
 	ret = sirq_rx_napi_set(&lc->rx, (uint16_t)napi_id, p,
 			       __atomic_load_n(&lc->napi_running,
 					       __ATOMIC_ACQUIRE));
 	sirq_bh_enable(lc->cpu);
+	pthread_mutex_unlock(&lc->napi_set_lock);
 	return ret;
 }
 
@@ -827,6 +832,7 @@ sirq_napi_busy_poll(struct sirq_lcore *lc, unsigned int napi_id,
 							(uint16_t)napi_id,
 							budget) : 0;
 		sirq_bh_enable(lc->cpu);
+		sirq_irq_lock_handback(lc);
 		got += work;
 		if (work != 0 || end == 0 || sirq_now_ns() >= end ||
 		    sirq_lcore_should_stop(lc))
@@ -839,6 +845,7 @@ sirq_napi_busy_poll(struct sirq_lcore *lc, unsigned int napi_id,
 						prefer_busy_poll, budget);
 		sirq_bh_enable(lc->cpu);
 		sirq_irq_napi_timer(lc);
+		sirq_irq_lock_handback(lc);
 	}
 	busy_poll_leave(self);
 	return (int)got;

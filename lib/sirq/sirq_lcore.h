@@ -9,6 +9,7 @@
  * puts them together. Not installed.
  */
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -34,6 +35,13 @@ struct sirq_lcore {
 	int64_t timer_ticks;
 	/* That "hardirq" found the execution lock busy. */
 	bool look_busy;
+	/*
+	 * ... and wants it: a NAPI thread or busy poller that lets go of it
+	 * kicks the dispatcher and yields (sirq_irq_lock_handback()).
+	 */
+	uint32_t lock_wanted;
+	/* napi-set against the stop: the threads start and stop under it. */
+	pthread_mutex_t napi_set_lock;
 
 	struct sirq_rx rx;
 	struct sirq_tx tx;

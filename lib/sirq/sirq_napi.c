@@ -543,6 +543,7 @@ napi_thread_main(void *arg)
 			repoll = sirq_napi_threaded_poll(&rx->sd, idx);
 			sirq_bh_enable(rx->cpu);
 			sirq_irq_napi_timer(rx->lc);
+			sirq_irq_lock_handback(rx->lc);
 			/* A stop ends a context that always has work too. */
 			if (!repoll || __atomic_load_n(&n->thread_stop,
 						       __ATOMIC_RELAXED) != 0)

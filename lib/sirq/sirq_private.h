@@ -62,6 +62,8 @@ struct sirq_cpu {
 	unsigned int bh_depth;
 	/* A pass of the loop is running on the lock owner (in_serving_softirq). */
 	bool serving;
+	/* Threads waiting in sirq_bh_disable() for the lock (any thread). */
+	uint32_t lock_waiters;
 
 	/* The policy's own state (struct sirq_policy's hooks own it). */
 	union {
@@ -183,6 +185,18 @@ sirq_exec_lock_is_mine(const struct sirq_cpu *cpu)
 {
 	return __atomic_load_n(&cpu->lock_owner, __ATOMIC_RELAXED) ==
 		(uintptr_t)&sirq_thread_token;
+}
+
+/*
+ * Does a thread wait in sirq_bh_disable() for @cpu's lock? A holder that
+ * takes it back at once after each short section (a threaded NAPI
+ * context, a busy poller) gives way when one does: the wait is a yield
+ * loop, which would otherwise hardly ever find it free.
+ */
+static inline bool
+sirq_exec_lock_contended(const struct sirq_cpu *cpu)
+{
+	return __atomic_load_n(&cpu->lock_waiters, __ATOMIC_RELAXED) != 0;
 }
 
 /* The token of the thread holding @cpu's execution lock; 0 when free. */
