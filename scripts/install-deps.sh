@@ -27,6 +27,9 @@ PKGS=(
 	nftables
 	# reads the sirq.* CTF trace back (tests/l2fwd/test_trace.c)
 	babeltrace2
+	# a refused start leaks nothing and closes no standard fd
+	# (tests/l2fwd/test_napi_modes.c; skipped without it)
+	valgrind
 	# the guest lab (scripts/guest.sh, tests/guest): QEMU with virtiofsd,
 	# Debian's 6.1 kernel for the guest (only its image and modules are
 	# used: the host keeps booting its own), busybox for the initramfs

@@ -93,6 +93,21 @@ const struct app_opt app_common_opts[] = {
 	  "US", "irq mode: longest sleep without an interrupt", NULL, NULL },
 	{ "irq-priority", 0, "sirq", APP_OPT_INT, LCORE(irq_priority), 1, 99,
 	  "PRIO", "irq mode: SCHED_FIFO priority of the dispatcher", NULL, NULL },
+	{ "napi-defer-hard-irqs", 0, "napi", APP_OPT_U32,
+	  LCORE(napi.defer_hard_irqs), 0, 1000000, "N",
+	  "every Rx queue: empty polls with the interrupt left off, re-polled every --gro-flush-timeout-us (napi_defer_hard_irqs)",
+	  NULL, NULL },
+	{ "gro-flush-timeout-us", 0, "napi", APP_OPT_US,
+	  LCORE(napi.gro_flush_timeout_ns), 0, 1000000, "US",
+	  "every Rx queue: the deferred re-poll's delay (gro_flush_timeout)",
+	  NULL, NULL },
+	{ "irq-suspend-timeout-us", 0, "napi", APP_OPT_US,
+	  LCORE(napi.irq_suspend_timeout_ns), 0, 1000000, "US",
+	  "every Rx queue: interrupts stay off this long past each busy poll that found packets (irq_suspend_timeout); 0: none",
+	  NULL, NULL },
+	{ "napi-threaded", 0, "napi", APP_OPT_FLAG_ON, LCORE(napi.threaded), 0,
+	  0, NULL, "every Rx queue polled by its own thread napi/LCORE-ID, not by NET_RX (threaded NAPI)",
+	  NULL, NULL },
 };
 
 const size_t app_common_nb_opts = RTE_DIM(app_common_opts);
@@ -103,6 +118,26 @@ app_common_defaults(struct app_common *c)
 	memset(c, 0, sizeof(*c));
 	sirq_lcore_conf_default(&c->lcore);
 	app_load_spec_default(&c->load);
+}
+
+int
+app_common_check(const char *prog, const struct app_common *c)
+{
+	const struct sirq_napi_params *n = &c->lcore.napi;
+
+	if (n->defer_hard_irqs != 0 && n->gro_flush_timeout_ns == 0) {
+		fprintf(stderr, "%s: --napi-defer-hard-irqs %u needs --gro-flush-timeout-us (0 now): the deferred re-poll's delay\n",
+			prog, n->defer_hard_irqs);
+		return APP_EXIT_USAGE;
+	}
+	if (sirq_napi_params_check(n) != 0) {
+		fprintf(stderr, "%s: bad NAPI settings (--gro-flush-timeout-us %" PRIu64
+			", --irq-suspend-timeout-us %" PRIu64 ")\n", prog,
+			n->gro_flush_timeout_ns / NS_PER_US,
+			n->irq_suspend_timeout_ns / NS_PER_US);
+		return APP_EXIT_USAGE;
+	}
+	return 0;
 }
 
 int
@@ -548,7 +583,7 @@ app_opts_usage(const char *prog, const char *synopsis,
 				snprintf(opt, sizeof(opt), "    --%s%s%s", o->name,
 					 o->arg ? " " : "", o->arg ? o->arg : "");
 			opt_value(o, tables[t].conf, def, sizeof(def));
-			printf("  %-30s %s%s%s%s\n", opt, o->help,
+			printf("  %-32s %s%s%s%s\n", opt, o->help,
 			       def[0] != '\0' ? " (default: " : "", def,
 			       def[0] != '\0' ? ")" : "");
 		}

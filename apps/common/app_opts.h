@@ -80,6 +80,13 @@ extern const size_t app_common_nb_opts;
 void app_common_defaults(struct app_common *c);
 
 /*
+ * What the options allow one by one but not together, checked before EAL
+ * starts: the NAPI settings (sirq_napi_params_check()). 0, or
+ * APP_EXIT_USAGE after one line on stderr naming the options and values.
+ */
+int app_common_check(const char *prog, const struct app_common *c);
+
+/*
  * Parse the application's options (after EAL's, without "--"): first the
  * INI file named by --config, if any, then the command line over it.
  * @tables/@confs: parallel arrays of option tables and the structs their

@@ -19,6 +19,7 @@
 #include <sirq.h>
 
 #include "app_opts.h"
+#include "l2fwd_busy.h"
 #include "l2fwd_receiver.h"
 
 #define L2FWD_PROG "l2fwd-sirq"
@@ -33,6 +34,7 @@ struct l2fwd_opts {
 	bool mac_updating;
 	char portmap[APP_STR_LEN];
 	struct l2fwd_receiver_spec receiver;	/* --receiver */
+	struct l2fwd_busy_spec busy;		/* --busy-poll */
 };
 
 /* The l2fwd options (section [l2fwd]), for app_opts_parse(). */
@@ -74,6 +76,7 @@ struct l2fwd_path {
 	const struct l2fwd_port *ports;		/* RTE_MAX_ETHPORTS entries */
 	bool mac_updating;
 	int txq_of_port[RTE_MAX_ETHPORTS];	/* sirq_tx() index per port */
+	struct l2fwd_busy *busy;		/* --busy-poll: woken by NET_RX */
 	struct l2fwd_counters port[RTE_MAX_ETHPORTS];
 };
 

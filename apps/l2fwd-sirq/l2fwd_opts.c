@@ -40,6 +40,17 @@ const struct app_opt l2fwd_opts_table[] = {
 	{ "receiver", 0, "l2fwd", APP_OPT_CUSTOM, 0, 0, 0, "SPEC",
 	  "receive instead of forwarding: NET_RX queues each packet on a socket of rcvbuf packets after proto of work, threads on the lcore's CPUs read it at app a packet: proto=1us,app=1us,rcvbuf=256,threads=1[,nice=0], or off",
 	  parse_receiver, L2FWD_RECEIVER_DEFAULT_TEXT },
+	{ "busy-poll", 0, "l2fwd", APP_OPT_FLAG_ON, L2(busy.enabled), 0, 0,
+	  NULL, "an application thread on each lcore's CPU busy-polls its Rx queues as epoll_wait() does (sirq_napi_busy_poll()), sleeping when it finds nothing",
+	  NULL, NULL },
+	{ "busy-poll-us", 0, "l2fwd", APP_OPT_U32, L2(busy.poll_us), 0, 1000000,
+	  "US", "--busy-poll: spin this long without packets before sleeping (busy_poll_usecs); 0: one poll",
+	  NULL, NULL },
+	{ "busy-poll-budget", 0, "l2fwd", APP_OPT_U16, L2(busy.budget), 1, 256,
+	  "N", "--busy-poll: packets per poll (busy_poll_budget)", NULL, NULL },
+	{ "prefer-busy-poll", 0, "l2fwd", APP_OPT_FLAG_ON, L2(busy.prefer), 0,
+	  0, NULL, "--busy-poll: NET_RX stands aside while the application polls; with --irq-suspend-timeout-us its finds keep interrupts off (prefer_busy_poll)",
+	  NULL, NULL },
 };
 
 const size_t l2fwd_nb_opts = RTE_DIM(l2fwd_opts_table);
@@ -54,6 +65,7 @@ l2fwd_opts_defaults(struct l2fwd_opts *o)
 	o->mac_updating = true;
 	o->portmask = 0x3;
 	l2fwd_receiver_spec_default(&o->receiver);
+	o->busy.budget = SIRQ_BUSY_POLL_BUDGET_DEFAULT;
 }
 
 int

@@ -99,4 +99,7 @@ l2fwd_rx(struct sirq_lcore *lc, uint16_t port, uint16_t queue,
 		count(&f->port[dst].tx, out);
 	else
 		rte_pktmbuf_free_bulk(pkts, out);
+	/* The socket's wake-up of a busy-polling application asleep. */
+	if (unlikely(f->busy != NULL))
+		l2fwd_busy_wake(f->busy);
 }

@@ -73,6 +73,7 @@ struct fwd_lcore {
 	struct l2fwd_path path;
 	struct app_load load;
 	struct l2fwd_receiver rcv;	/* --receiver */
+	struct l2fwd_busy busy;		/* --busy-poll */
 };
 
 static struct app_common common;
@@ -580,6 +581,15 @@ create_lcore(struct fwd_lcore *f)
 	}
 	app_load_init(&f->load, &common.load, sirq_lcore_cpu(f->lc),
 		      f->lcore_id, conf.mode);
+	if (opts.busy.enabled) {
+		if (l2fwd_busy_init(&f->busy, &opts.busy, f->lc,
+				    f->lcore_id) != 0) {
+			fprintf(stderr, PROG ": lcore %u: --busy-poll: %s\n",
+				f->lcore_id, strerror(errno));
+			return NULL;
+		}
+		f->path.busy = &f->busy;
+	}
 	if (opts.receiver.enabled &&
 	    l2fwd_receiver_init(&f->rcv, &opts.receiver, f->lcore_id,
 				(int)rte_lcore_to_socket_id(f->lcore_id)) != 0)
@@ -684,7 +694,7 @@ parse_app_args(int argc, char **argv)
 			       tables, RTE_DIM(tables));
 		exit(0);
 	}
-	return 0;
+	return app_common_check(PROG, &common);
 }
 
 int
@@ -785,11 +795,21 @@ main(int argc, char **argv)
 				sirq_lcore_stop_all();
 				rc = 1;
 			}
+	if (opts.busy.enabled)
+		for (i = 0; i < nb_fwd; i++)
+			if (l2fwd_busy_start(&fwd[i].busy) != 0) {
+				sirq_lcore_stop_all();
+				rc = 1;
+			}
 	for (i = 0; i < nb_fwd; i++)
 		if (fwd[i].lcore_id == rte_get_main_lcore())
 			lcore_main(&fwd[i]);
 	rte_eal_mp_wait_lcore();
 	rte_timer_stop_sync(&control_timer);
+	/* Their polls were refused (-EAGAIN) since their lcore stopped. */
+	if (opts.busy.enabled)
+		for (i = 0; i < nb_fwd; i++)
+			l2fwd_busy_stop(&fwd[i].busy);
 	if (common.load.enabled && common.lcore.mode == SIRQ_MODE_IRQ)
 		for (i = 0; i < nb_fwd; i++)
 			app_load_stop(&fwd[i].load);
@@ -816,6 +836,8 @@ out:
 	if (rc == 0)
 		write_report();
 	for (i = 0; i < nb_fwd; i++) {
+		if (opts.busy.enabled)
+			l2fwd_busy_free(&fwd[i].busy);
 		sirq_lcore_free(fwd[i].lc);
 		fwd[i].lc = NULL;
 		if (opts.receiver.enabled) {

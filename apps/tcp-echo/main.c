@@ -351,7 +351,7 @@ parse_app_args(int argc, char **argv)
 		fprintf(stderr, PROG ": --ip is required (there is no default address); see --help\n");
 		return APP_EXIT_USAGE;
 	}
-	return 0;
+	return app_common_check(PROG, &common);
 }
 
 static int

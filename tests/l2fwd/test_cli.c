@@ -180,6 +180,40 @@ Test(l2fwd_cli, napi_weight_above_256_is_refused_before_eal)
 	expect_refused(args, PROG "--napi-weight: bad value '257' (1..256)");
 }
 
+/* [napi] and --busy-poll: each bad value named with its option and range. */
+struct bad_value {
+	char opt[32];
+	char value[16];
+	char range[16];
+};
+
+ParameterizedTestParameters(l2fwd_cli, napi_or_busy_poll_bad_value_is_refused_before_eal)
+{
+	static struct bad_value cases[] = {
+		{ "--busy-poll-budget", "0", "1..256" },
+		{ "--busy-poll-budget", "257", "1..256" },
+		{ "--busy-poll-us", "1000001", "0..1000000" },
+		{ "--gro-flush-timeout-us", "2000000", "0..1000000" },
+		{ "--irq-suspend-timeout-us", "1000001", "0..1000000" },
+		{ "--napi-defer-hard-irqs", "abc", "0..1000000" },
+		{ "--napi-defer-hard-irqs", "-1", "0..1000000" },
+	};
+
+	return cr_make_param_array(struct bad_value, cases,
+				   sizeof(cases) / sizeof(cases[0]));
+}
+
+ParameterizedTest(struct bad_value *c, l2fwd_cli,
+		  napi_or_busy_poll_bad_value_is_refused_before_eal)
+{
+	const char *args[] = { c->opt, c->value, NULL };
+	char line[128];
+
+	snprintf(line, sizeof(line), PROG "%s: bad value '%s' (%s)", c->opt,
+		 c->value, c->range);
+	expect_refused(args, line);
+}
+
 Test(l2fwd_cli, max_time_us_not_a_number_is_refused_before_eal)
 {
 	const char *args[] = { "--max-time-us", "abc", NULL };
@@ -339,6 +373,44 @@ Test(l2fwd_cli, config_bad_value_is_refused_before_eal)
 	l2t_write_file(path, "[sirq]\nmode = poll\nnapi-weight = 0\n");
 	snprintf(line, sizeof(line), PROG "%s: [sirq] --napi-weight: bad value "
 		 "'0' (1..256)", path);
+	expect_refused(args, line);
+}
+
+Test(l2fwd_cli, config_napi_bad_value_is_refused_before_eal)
+{
+	char path[512], line[600];
+	const char *args[] = { "--config", path, NULL };
+
+	snprintf(path, sizeof(path), "%s", l2t_path("bad.ini"));
+	l2t_write_file(path, "[napi]\nnapi-defer-hard-irqs = 100\n"
+		       "gro-flush-timeout-us = 2000000\n");
+	snprintf(line, sizeof(line), PROG "%s: [napi] --gro-flush-timeout-us: "
+		 "bad value '2000000' (0..1000000)", path);
+	expect_refused(args, line);
+}
+
+Test(l2fwd_cli, config_busy_poll_bad_value_is_refused_before_eal)
+{
+	char path[512], line[600];
+	const char *args[] = { "--config", path, NULL };
+
+	snprintf(path, sizeof(path), "%s", l2t_path("bad.ini"));
+	l2t_write_file(path, "[l2fwd]\nbusy-poll = yes\nbusy-poll-budget = 257\n");
+	snprintf(line, sizeof(line), PROG "%s: [l2fwd] --busy-poll-budget: "
+		 "bad value '257' (1..256)", path);
+	expect_refused(args, line);
+}
+
+/* The NAPI keys have their own section, as the busy-poll keys [l2fwd]. */
+Test(l2fwd_cli, config_napi_key_outside_napi_is_refused_before_eal)
+{
+	char path[512], line[600];
+	const char *args[] = { "--config", path, NULL };
+
+	snprintf(path, sizeof(path), "%s", l2t_path("section.ini"));
+	l2t_write_file(path, "[sirq]\nnapi-threaded = yes\n");
+	snprintf(line, sizeof(line), PROG "%s: unknown key 'napi-threaded' in "
+		 "[sirq]", path);
 	expect_refused(args, line);
 }
 
@@ -514,6 +586,12 @@ static const struct {
 	{ "netdev-budget", "300" }, { "netdev-budget-us", "2000" },
 	{ "worker-cpus", "" }, { "worker-boost", "1" },
 	{ "irq-tick-us", "100" }, { "irq-priority", "50" },
+	/* [napi]: all 0/off is v6.1's NAPI. */
+	{ "napi-defer-hard-irqs", "0" }, { "gro-flush-timeout-us", "0" },
+	{ "irq-suspend-timeout-us", "0" }, { "napi-threaded", NULL },
+	/* The epoll-like application; the kernel's BUSY_POLL_BUDGET. */
+	{ "busy-poll", NULL }, { "busy-poll-us", "0" },
+	{ "busy-poll-budget", "8" }, { "prefer-busy-poll", NULL },
 };
 
 static unsigned int
@@ -693,6 +771,67 @@ Test(l2fwd_cli, config_applies_and_the_command_line_overrides_it)
 	json_decref(j);
 }
 
+/*
+ * [napi] from the file reaches every lcore (its config in the report,
+ * in the kernel's units: ns), and the command line wins key by key.
+ */
+Test(l2fwd_cli, config_napi_keys_apply_and_the_command_line_overrides_them)
+{
+	char path[512];
+	const char *file_only[] = { "--config", path, NULL };
+	const char *overridden[] = { "--config", path, "--gro-flush-timeout-us",
+				     "50", NULL };
+	json_t *j, *c;
+
+	snprintf(path, sizeof(path), "%s", l2t_path("napi.ini"));
+	l2t_write_file(path, "[run]\nduration = 1\n\n[napi]\n"
+		       "napi-defer-hard-irqs = 100\ngro-flush-timeout-us = 20\n"
+		       "irq-suspend-timeout-us = 20000\nnapi-threaded = yes\n");
+
+	j = run_and_report(file_only);
+	c = lcore_config(j);
+	cr_expect(l2t_json_u64(c, "napi_defer_hard_irqs") == 100);
+	cr_expect(l2t_json_u64(c, "napi_gro_flush_timeout_ns") == 20000);
+	cr_expect(l2t_json_u64(c, "napi_irq_suspend_timeout_ns") == 20000000);
+	cr_expect(l2t_json_u64(c, "napi_threaded") == 1);
+	/* Threaded, the queues still forward. */
+	cr_expect(l2t_json_u64(l2t_report_port(j, 1), "tx") == NB_INPUT_FRAMES,
+		  "napi-threaded = yes: did not forward");
+	json_decref(j);
+
+	j = run_and_report(overridden);
+	c = lcore_config(j);
+	cr_expect(l2t_json_u64(c, "napi_gro_flush_timeout_ns") == 50000,
+		  "the command line did not override the file");
+	cr_expect(l2t_json_u64(c, "napi_defer_hard_irqs") == 100,
+		  "the file's other keys were lost");
+	cr_expect(l2t_json_u64(c, "napi_irq_suspend_timeout_ns") == 20000000);
+	cr_expect(l2t_json_u64(c, "napi_threaded") == 1);
+	json_decref(j);
+}
+
+/*
+ * The busy-poll keys of [l2fwd] load and the run forwards with them. The
+ * report does not show them (nor the busy pollers' counters): only that
+ * the file was taken and the application thread did no harm is checked.
+ */
+Test(l2fwd_cli, config_busy_poll_keys_load_and_the_run_forwards)
+{
+	char path[512];
+	const char *args[] = { "--config", path, NULL };
+	json_t *j;
+
+	snprintf(path, sizeof(path), "%s", l2t_path("busy.ini"));
+	l2t_write_file(path, "[run]\nduration = 1\n\n[l2fwd]\nbusy-poll = yes\n"
+		       "busy-poll-us = 50\nbusy-poll-budget = 16\n"
+		       "prefer-busy-poll = yes\n");
+	j = run_and_report(args);
+	cr_expect(l2t_json_u64(l2t_report_port(j, 0), "tx") == NB_INPUT_FRAMES);
+	cr_expect(l2t_json_u64(l2t_report_port(j, 1), "tx") == NB_INPUT_FRAMES);
+	cr_expect(l2t_json_u64(j, "mbufs_in_use") == 0);
+	json_decref(j);
+}
+
 /* The example: every active key is a default. */
 Test(l2fwd_cli, example_config_loads_with_the_defaults)
 {
@@ -718,6 +857,10 @@ Test(l2fwd_cli, example_config_loads_with_the_defaults)
 	cr_expect(l2t_json_u64(c, "netdev_budget_us") == 2000);
 	cr_expect(l2t_json_u64(c, "irq_tick_us") == 100);
 	cr_expect(l2t_json_u64(c, "irq_priority") == 50);
+	cr_expect(l2t_json_u64(c, "napi_defer_hard_irqs") == 0);
+	cr_expect(l2t_json_u64(c, "napi_gro_flush_timeout_ns") == 0);
+	cr_expect(l2t_json_u64(c, "napi_irq_suspend_timeout_ns") == 0);
+	cr_expect(l2t_json_u64(c, "napi_threaded") == 0);
 	cr_expect(json_array_size(json_object_get(j, "app_load")) == 0);
 	/* portmask = 0x3: both ports forward. */
 	cr_expect(l2t_json_u64(l2t_report_port(j, 0), "tx") == NB_INPUT_FRAMES);
