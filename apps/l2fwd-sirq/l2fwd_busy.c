@@ -41,16 +41,22 @@ l2fwd_busy_init(struct l2fwd_busy *b, const struct l2fwd_busy_spec *spec,
 	return 0;
 }
 
-void
-l2fwd_busy_wake_slow(struct l2fwd_busy *b)
+/* The thread's eventfd; EAGAIN: a wake-up is already pending. */
+static void
+busy_kick(struct l2fwd_busy *b)
 {
 	uint64_t one = 1;
 	ssize_t r;
 
-	if (__atomic_exchange_n(&b->sleeping, 0, __ATOMIC_ACQ_REL) == 0)
-		return;
 	r = write(b->fd, &one, sizeof(one));
 	RTE_SET_USED(r);
+}
+
+void
+l2fwd_busy_wake_slow(struct l2fwd_busy *b)
+{
+	if (__atomic_exchange_n(&b->sleeping, 0, __ATOMIC_ACQ_REL) != 0)
+		busy_kick(b);
 }
 
 /*
@@ -145,14 +151,10 @@ l2fwd_busy_start(struct l2fwd_busy *b)
 void
 l2fwd_busy_stop(struct l2fwd_busy *b)
 {
-	uint64_t one = 1;
-	ssize_t r;
-
 	if (!b->running)
 		return;
 	__atomic_store_n(&b->stop, 1, __ATOMIC_RELAXED);
-	r = write(b->fd, &one, sizeof(one));
-	RTE_SET_USED(r);
+	busy_kick(b);
 	pthread_join(b->thread, NULL);
 	b->running = false;
 }

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 
+#include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -157,4 +158,34 @@ unsigned int
 pool_in_use(void)
 {
 	return rte_mempool_in_use_count(pool);
+}
+
+void
+telemetry(const char *cmd, char *out, size_t len)
+{
+	char line[512];
+	FILE *p;
+	size_t got;
+
+	snprintf(line, sizeof(line), "echo '%s' | dpdk-telemetry.py -f %s", cmd,
+		 eal_prefix());
+	p = popen(line, "r");
+	cr_assert(p != NULL);
+	got = fread(out, 1, len - 1, p);
+	out[got] = '\0';
+	cr_assert(pclose(p) == 0, "%s failed: %s", line, out);
+}
+
+int64_t
+json_i64(const char *json, const char *key)
+{
+	char pat[128];
+	const char *at;
+	int64_t v;
+
+	snprintf(pat, sizeof(pat), "\"%s\": ", key);
+	at = strstr(json, pat);
+	cr_assert(at != NULL, "no %s in %s", key, json);
+	cr_assert(sscanf(at + strlen(pat), "%" SCNd64, &v) == 1, "%s", json);
+	return v;
 }

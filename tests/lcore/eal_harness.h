@@ -11,6 +11,7 @@
  */
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include <criterion/criterion.h>
@@ -48,6 +49,15 @@ void dispatcher_join(struct sirq_lcore *lc);
  * (bottom-half sections of that lcore belong there); its return value.
  */
 int on_test_lcore(int (*fn)(void *), void *arg);
+
+/*
+ * One command through dpdk-telemetry.py -f eal_prefix(); its JSON line
+ * in @out. Fails the test if the tool fails.
+ */
+void telemetry(const char *cmd, char *out, size_t len);
+
+/* The integer after "key": in a JSON text; fails the test if absent. */
+int64_t json_i64(const char *json, const char *key);
 
 /* Monotonic nanoseconds. */
 uint64_t now_ns(void);

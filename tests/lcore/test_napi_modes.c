@@ -53,7 +53,6 @@
 /* Give up sending if the busy poller never got a packet after this many. */
 #define BUSY_MAX_PACKETS 200000
 
-#define TELEMETRY_PY "dpdk-telemetry.py"
 
 /* Who received what: packets per receiving thread. */
 struct rx_seen {
@@ -782,37 +781,6 @@ Test(lcore_napi, busy_poll_refuses_other_cpus_bad_arguments_and_a_stopped_lcore,
 	cr_expect_eq(pool_in_use(), 0, "%u mbufs leaked", pool_in_use());
 }
 
-/* Run one command through dpdk-telemetry.py; its JSON line in @out. */
-static void
-telemetry(const char *cmd, char *out, size_t len)
-{
-	char line[512];
-	FILE *p;
-	size_t got;
-
-	snprintf(line, sizeof(line), "echo '%s' | %s -f %s", cmd, TELEMETRY_PY,
-		 eal_prefix());
-	p = popen(line, "r");
-	cr_assert(p != NULL);
-	got = fread(out, 1, len - 1, p);
-	out[got] = '\0';
-	cr_assert(pclose(p) == 0, "%s failed: %s", line, out);
-}
-
-/* The number after "key": in a JSON text; fails if absent. */
-static int64_t
-json_i64(const char *json, const char *key)
-{
-	char pat[128];
-	const char *at;
-	int64_t v;
-
-	snprintf(pat, sizeof(pat), "\"%s\": ", key);
-	at = strstr(json, pat);
-	cr_assert(at != NULL, "no %s in %s", key, json);
-	cr_assert(sscanf(at + strlen(pat), "%" SCNd64, &v) == 1, "%s", json);
-	return v;
-}
 
 static bool
 json_has(const char *json, const char *text)
