@@ -208,11 +208,12 @@ def svg(runs):
                 dash = ' stroke-dasharray="4 3"' if v in POLICIES else ""
                 out.append(f'<polyline points="{" ".join(pts)}" fill="none" '
                            f'stroke="{COLOURS[v]}" stroke-width="2"{dash}/>')
-    for k, v in enumerate(ORDER):
-        x = pad + k * (w - 2 * pad) / len(ORDER)
+    x = pad
+    for v in ORDER:
         out.append(f'<line x1="{x}" y1="{h - 15}" x2="{x + 18}" y2="{h - 15}" '
                    f'stroke="{COLOURS[v]}" stroke-width="3"/>')
         out.append(f'<text x="{x + 22}" y="{h - 11}">{v}</text>')
+        x += 34 + 7 * len(v)
     out.append("</svg>")
     return "\n".join(out) + "\n"
 
