@@ -29,8 +29,12 @@ its CPU beside it. Each holds, or not, with the figures.
 
 import argparse
 import json
+import math
 import os
-import statistics
+
+# Same directory: the percentile and number formatting of the rr runs'
+# source, bench/lowload-bench.sh's results.
+from lowload_plot import fmt, median
 
 POLICIES = ("mainline", "ksoftirqd", "kicinski", "deferred")
 # variant -> mode
@@ -39,6 +43,8 @@ VARIANT_MODE.update({"threaded": "threaded", "defer": "defer", "busy": "busy",
                      "busy-nodefer": "busy", "suspend": "suspend"})
 ORDER = list(POLICIES) + ["threaded", "defer", "busy", "busy-nodefer", "suspend"]
 LOADS = ("low", "mid", "high")
+# The load names for as many offered rates as a run had, lowest first.
+LOAD_NAMES = {1: ("mid",), 2: ("low", "high"), 3: LOADS}
 COLOURS = {"mainline": "#999999", "ksoftirqd": "#e69f00", "kicinski": "#009e73",
            "deferred": "#56b4e9", "threaded": "#cc79a7", "defer": "#0072b2",
            "busy": "#d55e00", "busy-nodefer": "#f0e442", "suspend": "#000000"}
@@ -53,11 +59,9 @@ def load(path):
 
 def to_runs(quiet, stall):
     rates = sorted({r["rate_pps"] for r in quiet + stall})
-    if len(rates) > len(LOADS):
-        raise SystemExit(f"rr_lab.py: {len(rates)} rates; low, mid and high take 3")
-    names = dict(zip(rates, LOADS[-len(rates):] if len(rates) < 3 else LOADS))
-    if len(rates) == 2:
-        names = dict(zip(rates, ("low", "high")))
+    if len(rates) not in LOAD_NAMES:
+        raise SystemExit(f"rr_lab.py: {len(rates)} rates; low, mid and high take 1 to 3")
+    names = dict(zip(rates, LOAD_NAMES[len(rates)]))
     runs = []
     for stalled, group in ((False, quiet), (True, stall)):
         for r in group:
@@ -81,8 +85,7 @@ def to_runs(quiet, stall):
 
 
 def med(runs, key):
-    vals = [r[key] for r in runs if r.get(key) is not None]
-    return statistics.median(vals) if vals else None
+    return median([r.get(key) for r in runs])
 
 
 def cell(runs, variant, load, stalled):
@@ -126,10 +129,6 @@ def claims(runs):
     return out
 
 
-def fmt(v, f="{:.0f}"):
-    return "-" if v is None else f.format(v)
-
-
 def markdown(runs, cl):
     lines = []
     for stalled in (False, True):
@@ -145,11 +144,11 @@ def markdown(runs, cl):
                     continue
                 cpu = med(rs, "cpu_share")
                 lines.append(
-                    f"| {v} | {load} | {rs[0]['rate_pps']} | {fmt(med(rs, 'rps'))} | "
+                    f"| {v} | {load} | {rs[0]['rate_pps']} | {fmt(med(rs, 'rps'), '{:.0f}')} | "
                     f"{fmt(med(rs, 'p50_us'), '{:.1f}')} | {fmt(med(rs, 'p99_us'), '{:.1f}')} | "
                     f"{fmt(med(rs, 'p999_us'), '{:.1f}')} | "
                     f"{fmt(None if cpu is None else 100 * cpu, '{:.1f}')} | "
-                    f"{fmt(sum(r['stalls'] or 0 for r in rs))} |")
+                    f"{sum(r['stalls'] or 0 for r in rs)} |")
         lines.append("")
     lines.append("### The IRQ-suspension authors' claims (runs without other load)")
     lines.append("")
@@ -170,7 +169,6 @@ def svg(runs):
     panels = [(False, "p99_us", "p99 latency, us (log)"), (False, "cpu_share", "CPU of the forwarder, %"),
               (True, "p99_us", "p99 latency, us (log), stall load"),
               (True, "cpu_share", "CPU, %, stall load")]
-    import math
     for i, (stalled, key, title) in enumerate(panels):
         ox = pad + (i % 2) * (pw + pad)
         oy = pad + (i // 2) * (ph + pad)
@@ -179,7 +177,7 @@ def svg(runs):
             continue
         logy = key == "p99_us"
         lo = min(vals) if logy else 0
-        hi = max(vals) if not logy else max(vals)
+        hi = max(vals)
         if key == "cpu_share":
             hi = max(1.0, hi)
 

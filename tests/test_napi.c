@@ -618,7 +618,7 @@ static void
 napi_set(struct driver *d, uint16_t idx, uint32_t defer_hard_irqs,
 	 uint64_t gro_flush_timeout_ns, uint64_t irq_suspend_timeout_ns)
 {
-	struct sirq_napi_cfg cfg = {
+	struct sirq_napi_params cfg = {
 		.defer_hard_irqs = defer_hard_irqs,
 		.gro_flush_timeout_ns = gro_flush_timeout_ns,
 		.irq_suspend_timeout_ns = irq_suspend_timeout_ns,
@@ -1126,7 +1126,7 @@ Test(napi, busy_poll_stop_without_prefer_hands_a_full_napi_to_net_rx)
  */
 Test(napi, a_threaded_napi_is_polled_by_its_thread_not_by_net_rx)
 {
-	struct sirq_napi_cfg threaded = { .threaded = true };
+	struct sirq_napi_params threaded = { .threaded = true };
 	struct driver d;
 
 	driver_init(&d, 1);
@@ -1165,8 +1165,8 @@ Test(napi, a_threaded_napi_is_polled_by_its_thread_not_by_net_rx)
  */
 Test(napi, napi_set_cfg_refuses_a_context_no_poller_could_run)
 {
-	struct sirq_napi_cfg threaded = { .threaded = true };
-	struct sirq_napi_cfg deferred = {
+	struct sirq_napi_params threaded = { .threaded = true };
+	struct sirq_napi_params deferred = {
 		.defer_hard_irqs = DEFER_HARD_IRQS,
 		.gro_flush_timeout_ns = GRO_FLUSH_TIMEOUT,
 	};

@@ -125,16 +125,11 @@ app_common_check(const char *prog, const struct app_common *c)
 {
 	const struct sirq_napi_params *n = &c->lcore.napi;
 
-	if (n->defer_hard_irqs != 0 && n->gro_flush_timeout_ns == 0) {
-		fprintf(stderr, "%s: --napi-defer-hard-irqs %u needs --gro-flush-timeout-us (0 now): the deferred re-poll's delay\n",
-			prog, n->defer_hard_irqs);
-		return APP_EXIT_USAGE;
-	}
+	/* The options' ranges keep the timeouts within 1 s: only this is left. */
 	if (sirq_napi_params_check(n) != 0) {
-		fprintf(stderr, "%s: bad NAPI settings (--gro-flush-timeout-us %" PRIu64
-			", --irq-suspend-timeout-us %" PRIu64 ")\n", prog,
-			n->gro_flush_timeout_ns / NS_PER_US,
-			n->irq_suspend_timeout_ns / NS_PER_US);
+		fprintf(stderr, "%s: --napi-defer-hard-irqs %u needs --gro-flush-timeout-us (%" PRIu64
+			" now): the deferred re-poll's delay\n", prog,
+			n->defer_hard_irqs, n->gro_flush_timeout_ns / NS_PER_US);
 		return APP_EXIT_USAGE;
 	}
 	return 0;

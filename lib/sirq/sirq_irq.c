@@ -141,6 +141,8 @@ irq_looks_idle(struct sirq_lcore *lc)
 	uint64_t irq_off = __atomic_load_n(&lc->rx.sd.irq_off, __ATOMIC_RELAXED);
 	uint64_t threaded = __atomic_load_n(&lc->rx.sd.threaded,
 					    __ATOMIC_RELAXED);
+	uint64_t busy = __atomic_load_n(&lc->rx.sd.in_busy_poll,
+					__ATOMIC_RELAXED);
 	bool masked = false;
 	uint16_t i;
 
@@ -152,8 +154,7 @@ irq_looks_idle(struct sirq_lcore *lc)
 
 		/* Its thread or a busy poller has it; or its timer will. */
 		if (sched & bit)
-			masked |= (threaded & bit) == 0 &&
-				(lc->rx.sd.in_busy_poll & bit) == 0;
+			masked |= ((threaded | busy) & bit) == 0;
 		else if (irq_off & bit)
 			continue;
 		else if (n->intr_fd < 0 || (n->intr_ctl &&
@@ -201,6 +202,10 @@ sirq_irq_napi_timer(struct sirq_lcore *lc)
 {
 	uint64_t until, next;
 
+	/* None armed, by this thread either: nothing to wake for, no fence. */
+	if (likely(__atomic_load_n(&lc->rx.sd.timers_armed,
+				   __ATOMIC_RELAXED) == 0))
+		return;
 	/* The timer, then the wake-up: pairs with irq_sleep(). */
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	until = __atomic_load_n(&lc->irq.sleep_until, __ATOMIC_RELAXED);

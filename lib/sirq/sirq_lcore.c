@@ -731,7 +731,7 @@ sirq_napi_get(const struct sirq_lcore *lc, unsigned int napi_id,
 	info->id = napi_id;
 	info->port = lc->rx.napi[napi_id].port;
 	info->queue = lc->rx.napi[napi_id].queue;
-	sirq_rx_napi_params(&lc->rx, (uint16_t)napi_id, &info->params);
+	info->params = sd->cfg[napi_id];
 	info->thread_tid = __atomic_load_n(&lc->rx.napi[napi_id].thread_tid,
 					   __ATOMIC_ACQUIRE);
 	info->scheduled = (__atomic_load_n(&sd->sched, __ATOMIC_RELAXED) &

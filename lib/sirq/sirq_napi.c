@@ -563,10 +563,6 @@ napi_thread_start(struct sirq_rx *rx, uint16_t idx)
 
 	if (n->thread_running)
 		return 0;
-	if (n->thread_fd < 0)
-		n->thread_fd = eventfd(0, EFD_CLOEXEC);
-	if (n->thread_fd < 0)
-		return -errno;
 	__atomic_store_n(&n->thread_stop, 0, __ATOMIC_RELAXED);
 	pthread_attr_init(&attr);
 	pthread_attr_setinheritsched(&attr, PTHREAD_EXPLICIT_SCHED);
@@ -629,27 +625,6 @@ sirq_rx_threads_stop(struct sirq_rx *rx)
 	}
 }
 
-static void
-napi_cfg_from_params(struct sirq_napi_cfg *c, const struct sirq_napi_params *p)
-{
-	c->defer_hard_irqs = p->defer_hard_irqs;
-	c->gro_flush_timeout_ns = p->gro_flush_timeout_ns;
-	c->irq_suspend_timeout_ns = p->irq_suspend_timeout_ns;
-	c->threaded = p->threaded;
-}
-
-void
-sirq_rx_napi_params(const struct sirq_rx *rx, uint16_t idx,
-		    struct sirq_napi_params *p)
-{
-	const struct sirq_napi_cfg *c = &rx->sd.cfg[idx];
-
-	p->defer_hard_irqs = c->defer_hard_irqs;
-	p->gro_flush_timeout_ns = c->gro_flush_timeout_ns;
-	p->irq_suspend_timeout_ns = c->irq_suspend_timeout_ns;
-	p->threaded = c->threaded;
-}
-
 /*
  * napi-set, by the execution lock's holder. While the lcore runs
  * (@running), a context made threaded gets its thread first: a
@@ -659,22 +634,18 @@ int
 sirq_rx_napi_set(struct sirq_rx *rx, uint16_t idx,
 		 const struct sirq_napi_params *p, bool running)
 {
-	struct sirq_napi_cfg c;
-	int ret;
-
 	if (idx >= rx->nb_napi)
 		return -EINVAL;
-	napi_cfg_from_params(&c, p);
-	if (c.threaded && rx->napi[idx].thread_fd < 0) {
+	/* The eventfd whoever schedules it writes: from now on. */
+	if (p->threaded && rx->napi[idx].thread_fd < 0) {
 		rx->napi[idx].thread_fd = eventfd(0, EFD_CLOEXEC);
 		if (rx->napi[idx].thread_fd < 0)
 			return -EAGAIN;
 	}
-	if (running && c.threaded && !rx->sd.cfg[idx].threaded &&
+	if (running && p->threaded && !rx->sd.cfg[idx].threaded &&
 	    napi_thread_start(rx, idx) != 0)
 		return -EAGAIN;
-	ret = sirq_napi_set_cfg(&rx->sd, idx, &c);
-	return ret;
+	return sirq_napi_set_cfg(&rx->sd, idx, p);
 }
 
 /*

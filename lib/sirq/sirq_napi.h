@@ -134,8 +134,6 @@ unsigned int sirq_hardirq_rx_fetch(struct sirq_rx *rx);
 void sirq_net_rx_action(struct sirq_cpu *cpu, void *arg);
 int sirq_rx_napi_set(struct sirq_rx *rx, uint16_t idx,
 		     const struct sirq_napi_params *p, bool running);
-void sirq_rx_napi_params(const struct sirq_rx *rx, uint16_t idx,
-			 struct sirq_napi_params *p);
 int sirq_rx_threads_start(struct sirq_rx *rx);
 void sirq_rx_threads_stop(struct sirq_rx *rx);
 void sirq_rx_drain(struct sirq_rx *rx);

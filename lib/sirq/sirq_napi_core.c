@@ -134,7 +134,7 @@ napi_timer_start(struct sirq_softnet *sd, uint16_t idx, uint64_t timeout_ns)
 static bool
 napi_complete_done(struct sirq_softnet *sd, uint16_t idx, unsigned int work)
 {
-	const struct sirq_napi_cfg *c = &sd->cfg[idx];
+	const struct sirq_napi_params *c = &sd->cfg[idx];
 	uint64_t bit = UINT64_C(1) << idx;
 	uint64_t prefer, off, timeout = 0;
 	bool ret = true;
@@ -315,7 +315,7 @@ sirq_softnet_rx_action(struct sirq_softnet *sd)
 
 int
 sirq_napi_set_cfg(struct sirq_softnet *sd, uint16_t idx,
-		  const struct sirq_napi_cfg *cfg)
+		  const struct sirq_napi_params *cfg)
 {
 	uint64_t bit = UINT64_C(1) << idx;
 
@@ -429,7 +429,7 @@ unsigned int
 sirq_napi_busy_poll_stop(struct sirq_softnet *sd, uint16_t idx, bool prefer,
 			 uint16_t budget)
 {
-	const struct sirq_napi_cfg *c = &sd->cfg[idx];
+	const struct sirq_napi_params *c = &sd->cfg[idx];
 	uint64_t bit = UINT64_C(1) << idx;
 	bool skip_schedule = false;
 	unsigned int work;

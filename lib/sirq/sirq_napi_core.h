@@ -57,22 +57,6 @@ typedef bool (*sirq_napi_rearm_t)(void *ctx, uint16_t idx);
  */
 typedef void (*sirq_napi_wake_t)(void *ctx, uint16_t idx);
 
-/*
- * A context's per-NAPI settings, as netdev-genl's napi-set has them
- * (6.13, struct napi_config). All 0 is v6.1's NAPI: the interrupt is
- * back on at every completion, NET_RX polls it.
- */
-struct sirq_napi_cfg {
-	/* napi_defer_hard_irqs: empty polls before the interrupt is back */
-	uint32_t defer_hard_irqs;
-	/* gro_flush_timeout: the re-poll timer of a deferred context, ns */
-	uint64_t gro_flush_timeout_ns;
-	/* irq_suspend_timeout: how long a busy poller's find keeps it off, ns */
-	uint64_t irq_suspend_timeout_ns;
-	/* threaded: polled by its own thread, not by NET_RX */
-	bool threaded;
-};
-
 /* Per-context counters, by the execution lock's holder; read by anyone. */
 struct sirq_napi_counters {
 	uint64_t deferred;	/* completions that left the interrupt off */
@@ -143,10 +127,11 @@ struct sirq_softnet {
 	sirq_napi_wake_t wake_thread;
 	/*
 	 * Per context, the execution lock's holder only (NET_RX, a threaded
-	 * or busy poll, the timers): its settings, napi->defer_hard_irqs_count
+	 * or busy poll, the timers): its settings (sirq.h; all 0 is v6.1's
+	 * NAPI), napi->defer_hard_irqs_count
 	 * and its hrtimer (the deadline on the CPU's clock; 0: not armed).
 	 */
-	struct sirq_napi_cfg cfg[SIRQ_NAPI_MAX];
+	struct sirq_napi_params cfg[SIRQ_NAPI_MAX];
 	uint32_t defer_count[SIRQ_NAPI_MAX];
 	uint64_t timer[SIRQ_NAPI_MAX];
 	uint64_t timers_armed;		/* a bit per armed timer */
@@ -212,7 +197,7 @@ void sirq_softnet_rx_action(struct sirq_softnet *sd);
  *   is scheduled (its poller changes only while it is idle).
  */
 int sirq_napi_set_cfg(struct sirq_softnet *sd, uint16_t idx,
-		      const struct sirq_napi_cfg *cfg);
+		      const struct sirq_napi_params *cfg);
 
 /**
  * The napi_watchdog() hrtimers: every context whose timer is due is

@@ -37,11 +37,13 @@
  */
 #define STOP_DEADLINE_S 10
 /*
- * The report's elapsed_s past --duration: the control timer that ends
- * the run fires every 100 ms (CONTROL_PERIOD_MS), and the stop drains a
- * few rings. A second is ten periods of slack.
+ * The report's elapsed_s past --duration: a starvation detector, not a
+ * speed requirement. The control timer that ends the run fires every
+ * 100 ms (CONTROL_PERIOD_MS) and the stop drains a few rings; 2 s is
+ * twenty periods. When the NAPI threads kept the lock from the TIMER
+ * vector, --duration 1 ran 2.6 to 12.9 s.
  */
-#define LATE_STOP_S 1.0
+#define LATE_STOP_S 2.0
 /* Long enough for the flood to be under way at every thread. */
 #define FLOOD_BEFORE_SIGINT_MS 1000
 #define START_DEADLINE_S 10
