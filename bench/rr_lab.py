@@ -23,8 +23,8 @@ replaced), with:
 LAB.json's "rr_claims" is the IRQ-suspension authors' claim checked on
 the runs without the stall load: at high load suspend uses no more CPU
 than defer at equal or better throughput; at low load its p99 is below
-defer's; busy is the latency floor (the lowest p99 at every load), with
-its CPU beside it. Each holds, or not, with the figures.
+defer's; full busy polling (mode busy: busy or busy-nodefer) is the
+latency floor (the lowest p99 at every load), with its CPU beside it. Each holds, or not, with the figures.
 """
 
 import argparse
@@ -112,19 +112,23 @@ def claims(runs):
         out.append({
             "claim": "at low load, suspend's p99 is below defer's",
             "holds": s_p99 < d_p99, "suspend_p99_us": s_p99, "defer_p99_us": d_p99})
+    # Full busy polling is the mode busy: with deferral (busy) or without
+    # (busy-nodefer), an application that never sleeps under traffic.
     floor = {}
     for load in LOADS:
         p99 = {v: fig(v, load, "p99_us") for v in ORDER}
         p99 = {v: x for v, x in p99.items() if x is not None}
-        if "busy" in p99:
+        busy = [v for v in p99 if VARIANT_MODE[v] == "busy"]
+        if busy:
             lowest = min(p99, key=p99.get)
-            floor[load] = {"busy_p99_us": p99["busy"], "lowest": lowest,
-                           "lowest_p99_us": p99[lowest],
-                           "busy_cpu_share": fig("busy", load, "cpu_share")}
+            floor[load] = {"lowest": lowest, "lowest_p99_us": p99[lowest]}
+            for v in busy:
+                floor[load][v + "_p99_us"] = p99[v]
+                floor[load][v + "_cpu_share"] = fig(v, load, "cpu_share")
     if floor:
         out.append({
-            "claim": "full busy polling is the latency floor (lowest p99 at every load), at its CPU cost",
-            "holds": all(f["lowest"] == "busy" for f in floor.values()),
+            "claim": "full busy polling (mode busy) is the latency floor (lowest p99 at every load), at its CPU cost",
+            "holds": all(VARIANT_MODE[f["lowest"]] == "busy" for f in floor.values()),
             "per_load": floor})
     return out
 
