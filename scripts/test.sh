@@ -36,7 +36,21 @@ with open(sys.argv[1]) as f:
 			ok += int(m.group(2))
 			bad += int(m.group(3)) + int(m.group(4))
 			out = (r.get("stdout") or "") + (r.get("stderr") or "")
-			names += [r["name"] + ": " + c for c in re.findall(r"\[FAIL\] (\S+): \(", out)]
+			# Each failed case with its assertion lines, for CI's tail.
+			lines = out.splitlines()
+			for i, l in enumerate(lines):
+				c = re.match(r"\[FAIL\] (\S+): \(", l)
+				if not c:
+					continue
+				why = []
+				for j in range(i - 1, max(i - 12, -1), -1):
+					if not lines[j].startswith("[----]"):
+						break
+					t = lines[j][6:].strip()
+					if t:
+						why.insert(0, t)
+				names.append(r["name"] + ": " + c.group(1) +
+					     "".join("\n      " + w for w in why[-4:]))
 			if r["result"] not in ("OK", "EXPECTEDFAIL") and int(m.group(3)) + int(m.group(4)) == 0:
 				bad += 1	# killed or timed out after its synthesis
 				names.append(r["name"] + " (" + r["result"] + ")")
@@ -44,7 +58,9 @@ with open(sys.argv[1]) as f:
 			ok += 1
 		else:
 			bad += 1
-			names.append(r["name"] + " (" + r["result"] + ")")
+			tail = [l for l in ((r.get("stdout") or "") + (r.get("stderr") or "")).splitlines() if l.strip()][-6:]
+			names.append(r["name"] + " (" + r["result"] + ")" +
+				     "".join("\n      " + t[:200] for t in tail))
 print(ok, bad)
 with open(sys.argv[2], "a") as f:
 	for n in names:

@@ -197,6 +197,43 @@ get_mac(const char *ifname, uint8_t *mac)
 	close(fd);
 }
 
+/*
+ * The DPDK port's MAC, from the line tcp-echo prints once its stack is up.
+ * Not the tap's own address at creation: net_tap gives the kernel side the
+ * port's MAC just after the interface appears, so an early read can see the
+ * kernel's random one (the test failed that way about once in 20 runs).
+ */
+static void
+wait_server_mac(void)
+{
+	unsigned int waited = 0, m[ETH_ALEN];
+	char line[512];
+	int i;
+
+	for (;;) {
+		FILE *f = fopen(env.log, "r");
+		bool found = false;
+
+		while (f != NULL && !found && fgets(line, sizeof(line), f) != NULL) {
+			const char *p = strstr(line, ", MAC ");
+
+			found = p != NULL &&
+				sscanf(p, ", MAC %x:%x:%x:%x:%x:%x", &m[0], &m[1],
+				       &m[2], &m[3], &m[4], &m[5]) == ETH_ALEN;
+		}
+		if (f != NULL)
+			fclose(f);
+		if (found)
+			break;
+		cr_assert(server_alive() && waited < TAP_WAIT_MS,
+			  "tcp-echo did not print its port's MAC; see %s", env.log);
+		msleep(50);
+		waited += 50;
+	}
+	for (i = 0; i < ETH_ALEN; i++)
+		env.server_mac[i] = (uint8_t)m[i];
+}
+
 /* Namespace, server, and the kernel side of its tap configured. */
 static void
 setup(void)
@@ -222,7 +259,7 @@ setup(void)
 		msleep(50);
 		waited += 50;
 	}
-	get_mac(env.tap, env.server_mac);
+	wait_server_mac();
 	ip_of(CLIENT_HOST, ip, sizeof(ip));
 	/* We are in the namespace: so are the commands we run. */
 	cr_assert(sh("ip link set lo up && ip link set %s address %s && "
