@@ -58,7 +58,10 @@ with open(sys.argv[1]) as f:
 			ok += 1
 		else:
 			bad += 1
-			tail = [l for l in ((r.get("stdout") or "") + (r.get("stderr") or "")).splitlines() if l.strip()][-6:]
+			out = [l for l in ((r.get("stdout") or "") + (r.get("stderr") or "")).splitlines() if l.strip()]
+			# The lines that say what went wrong, else the last ones.
+			said = [l for l in out if re.search(r"SUMMARY|ERROR|WARNING|FAIL|[Ff]ailed|error:|not ok", l)]
+			tail = (said or out)[-6:]
 			names.append(r["name"] + " (" + r["result"] + ")" +
 				     "".join("\n      " + t[:200] for t in tail))
 print(ok, bad)

@@ -301,6 +301,12 @@ stress_raise(enum sirq_policy_id policy, uint64_t run_ns)
 		sirq_irq_exit(rs.c.cpu);
 		sched_yield();
 	}
+	/*
+	 * The worker may still be running a re-raised handler: stop it before
+	 * reading what the handlers wrote (TSan saw that read race the last
+	 * handler's store).
+	 */
+	cpu_stop(&rs.c);
 	for (i = 0; i < RAISERS; i++) {
 		CHECK(rs.v[i].consumed == rs.v[i].produced,
 		      "%s: vector %u: raise lost (%llu produced, %llu seen)",
@@ -315,7 +321,6 @@ stress_raise(enum sirq_policy_id policy, uint64_t run_ns)
 	       sirq_policy_name(policy), (unsigned long long)produced,
 	       (unsigned long long)rs.bh_sections,
 	       (unsigned long long)rs.stats_reads);
-	cpu_stop(&rs.c);
 }
 
 /*
@@ -441,6 +446,7 @@ stress_tasklets(uint64_t run_ns)
 	for (i = 0; i < CPUS; i++) {
 		__atomic_store_n(&ts.c[i].stop, 1, __ATOMIC_RELEASE);
 		pthread_join(ts.c[i].dispatcher, NULL);
+		cpu_stop(&ts.c[i]);
 	}
 	for (i = 0; i < TASKLETS; i++) {
 		CHECK(ts.tl[i].overlaps == 0, "tasklet %u ran concurrently with itself", i);
@@ -451,8 +457,6 @@ stress_tasklets(uint64_t run_ns)
 	      (unsigned long long)ts.scheduled, (unsigned long long)runs);
 	printf("tasklet: %llu scheduled, %llu runs on %d CPUs\n",
 	       (unsigned long long)ts.scheduled, (unsigned long long)runs, CPUS);
-	for (i = 0; i < CPUS; i++)
-		cpu_stop(&ts.c[i]);
 }
 
 /*
