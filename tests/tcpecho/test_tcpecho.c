@@ -59,6 +59,7 @@
 #define MARTIAN_FRAMES 64		/* IPv6, from us, from/to loopback */
 #define ETHERTYPE_IPV6_NUM 0x86dd
 #define FRAME_MAX 1514
+#define INJECT_PACE_FRAMES 32		/* then 1 ms: far below the tap's 500 */
 
 struct env {
 	char ns[32];
@@ -515,12 +516,19 @@ struct injector {
 	uint64_t sent;
 };
 
+/*
+ * Paced: a tap's queue toward its reader holds 500 frames and drops the
+ * rest without telling sendto(), so an unpaced burst could lose frames
+ * that the counts below expect the server to have seen.
+ */
 static void
 inject(struct injector *in, const uint8_t *frame, size_t len)
 {
 	if (sendto(in->fd, frame, len, 0, (struct sockaddr *)&in->to,
 		   sizeof(in->to)) >= 0)
 		in->sent++;
+	if (in->sent % INJECT_PACE_FRAMES == 0)
+		msleep(1);
 }
 
 /* Ethernet to the server, from the kernel's MAC. */

@@ -79,6 +79,7 @@ struct caps {
 	uint64_t rx_packets;
 	long tx_held_ms;
 	struct rte_power_monitor_cond pmc;
+	uint64_t monitor_taken;		/* the word when pmc was taken */
 };
 
 static struct caps caps[RTE_MAX_ETHPORTS];
@@ -127,27 +128,35 @@ port_setup(uint16_t port)
 	return 0;
 }
 
-/* The monitor condition's answer now (as libsirq's napi_monitor_fired()). */
-static bool
-monitor_says_work(const struct rte_power_monitor_cond *pmc)
+/* The word a monitor condition names, read as rte_power_monitor() does. */
+static uint64_t
+monitor_read(const struct rte_power_monitor_cond *pmc)
 {
-	uint64_t v;
-
 	switch (pmc->size) {
 	case 1:
-		v = *(const volatile uint8_t *)pmc->addr;
-		break;
+		return *(const volatile uint8_t *)pmc->addr;
 	case 2:
-		v = *(const volatile uint16_t *)pmc->addr;
-		break;
+		return *(const volatile uint16_t *)pmc->addr;
 	case 4:
-		v = *(const volatile uint32_t *)pmc->addr;
-		break;
+		return *(const volatile uint32_t *)pmc->addr;
 	default:
-		v = *(const volatile uint64_t *)pmc->addr;
-		break;
+		return *(const volatile uint64_t *)pmc->addr;
 	}
-	return pmc->fn != NULL && pmc->fn(v, pmc->opaque) != 0;
+}
+
+/*
+ * Work since the condition was taken (as libsirq's napi_monitor_fired()):
+ * the word moved, or the PMD's test says so. The value counts because a
+ * split virtqueue's test masks the used index by the ring size: a ring
+ * that filled up completely in between reads as "no work".
+ */
+static bool
+monitor_says_work(const struct caps *c)
+{
+	uint64_t v = monitor_read(&c->pmc);
+
+	return v != c->monitor_taken ||
+		(c->pmc.fn != NULL && c->pmc.fn(v, c->pmc.opaque) != 0);
 }
 
 static void
@@ -206,17 +215,21 @@ try_rx(uint16_t nb_ports, unsigned int wait_ms)
 		 * masks it on delivery until the driver enables it again):
 		 * enabled again after the read, as a driver re-arms after each
 		 * poll, so that the next packet interrupts. Seen in CI: the
-		 * vmxnet3 port got 148 packets and no interrupt in 3 s.
+		 * vmxnet3 port got 148 packets and no interrupt in 3 s. Then
+		 * drained again, as a driver polls once more after re-arming:
+		 * a ring filled before the enable would send no interrupt.
 		 */
 		if (c->rx_intr_fd >= 0) {
 			(void)!read(c->rx_intr_fd, &count, sizeof(count));
 			if (c->rx_intr_enable == 0)
 				rte_eth_dev_rx_intr_enable(port, 0);
+			drain(port);
 		}
 		c->rx_intr_fired = c->monitor_fired = c->rx_desc_done_seen = 0;
 		c->rx_queue_count_seen = 0;
-		if (c->monitor == 0)
-			rte_eth_get_monitor_addr(port, 0, &c->pmc);
+		if (c->monitor == 0 &&
+		    rte_eth_get_monitor_addr(port, 0, &c->pmc) == 0)
+			c->monitor_taken = monitor_read(&c->pmc);
 		if (c->rx_intr_fd >= 0 && ep >= 0) {
 			ev.events = EPOLLIN | EPOLLET;
 			ev.data.u32 = port;
@@ -233,7 +246,7 @@ try_rx(uint16_t nb_ports, unsigned int wait_ms)
 		for (port = 0; port < nb_ports; port++) {
 			struct caps *c = &caps[port];
 
-			if (c->monitor == 0 && monitor_says_work(&c->pmc))
+			if (c->monitor == 0 && monitor_says_work(c))
 				c->monitor_fired = 1;
 			if (rte_eth_rx_descriptor_status(port, 0, 0) ==
 			    RTE_ETH_RX_DESC_DONE)
