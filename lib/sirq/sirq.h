@@ -860,8 +860,10 @@ int sirq_napi_get(const struct sirq_lcore *lc, unsigned int napi_id,
 /**
  * napi-set: context @p napi_id's settings, from any thread, at any time
  * (they take the execution lock). A context made threaded while the
- * lcore runs gets its thread now; one made unthreaded keeps its idle
- * thread until the lcore stops.
+ * lcore runs gets its thread now; before that (including between the
+ * launch and the start of sirq_lcore_main()'s loop) it gets it when the
+ * lcore starts. One made unthreaded keeps its idle thread until the
+ * lcore stops.
  *
  * @return 0; -EINVAL for an unknown id or bad settings
  *   (sirq_napi_params_check()); -EBUSY to change threaded while the

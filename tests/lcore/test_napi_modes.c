@@ -201,6 +201,26 @@ thread_name(int tid, char *name, size_t len)
 	name[strcspn(name, "\n")] = '\0';
 }
 
+/*
+ * Wait until the launched lcore runs its loop (its threads started):
+ * dispatcher_launch() returns before sirq_lcore_main() gets that far.
+ */
+static void
+wait_lcore_running(const struct sirq_lcore *lc)
+{
+	uint64_t end = now_ns() + STATE_TIMEOUT_MS * 1000000ULL;
+	struct sirq_lcore_stats ls;
+
+	for (;;) {
+		sirq_lcore_stats_get(lc, &ls);
+		if (ls.iterations > 0)
+			return;
+		cr_assert(now_ns() < end, "the lcore did not start in %d ms",
+			  STATE_TIMEOUT_MS);
+		usleep(1000);
+	}
+}
+
 /* Wait until NAPI 0 has a thread; its TID, or -1 after the timeout. */
 static int
 wait_napi_thread(const struct sirq_lcore *lc)
@@ -395,6 +415,8 @@ Test(lcore_napi, napi_set_threaded_returns_with_the_thread_running,
 	sirq_lcore_conf_default(&conf);
 	lc = napi_lcore(&conf, ring_port(&rx), &seen);
 	dispatcher_launch(lc);
+	/* Set before the loop runs, it would get its thread at the start. */
+	wait_lcore_running(lc);
 	cr_assert_eq(napi_set_when_idle(lc, &threaded), 0);
 	info = napi_info(lc);
 	tid = wait_napi_thread(lc);
@@ -402,6 +424,28 @@ Test(lcore_napi, napi_set_threaded_returns_with_the_thread_running,
 		     "napi-get right after napi-set threaded: thread_tid %d "
 		     "(%d a moment later)", info.thread_tid, tid);
 	cr_expect_gt(tid, 0);
+	join_and_free(lc);
+}
+
+/* ... and one made threaded before the launch gets it as the lcore starts. */
+Test(lcore_napi, napi_set_threaded_before_the_launch_starts_with_the_lcore,
+     .timeout = 60)
+{
+	struct sirq_napi_params threaded = { .threaded = true };
+	struct rx_seen seen = { 0 };
+	struct sirq_lcore_conf conf;
+	struct sirq_lcore *lc;
+	struct rte_ring *rx;
+
+	eal_start(NULL);
+	sirq_lcore_conf_default(&conf);
+	lc = napi_lcore(&conf, ring_port(&rx), &seen);
+	cr_assert_eq(sirq_napi_set(lc, 0, &threaded), 0);
+	cr_expect_lt(napi_info(lc).thread_tid, 0, "a thread before the launch");
+	dispatcher_launch(lc);
+	wait_lcore_running(lc);
+	cr_expect_gt(napi_info(lc).thread_tid, 0,
+		     "no thread once the lcore's loop runs");
 	join_and_free(lc);
 }
 
@@ -515,6 +559,7 @@ Test(lcore_napi, one_packet_costs_defer_hard_irqs_empty_polls_from_the_timer,
 
 	lc = deferring_irq_lcore(&seen, &rx);
 	dispatcher_launch(lc);
+	wait_lcore_running(lc);
 	cr_assert(wait_napi_irq_on(lc, &idle));
 	sirq_lcore_stats_get(lc, &before);
 
