@@ -729,6 +729,7 @@ Test(lcore_napi, an_application_thread_on_the_lcores_cpu_busy_polls_the_queue,
 	sirq_lcore_conf_default(&conf);
 	lc = napi_lcore(&conf, ring_port(&rx), &seen);
 	dispatcher_launch(lc);
+	wait_lcore_running(lc);		/* until then, -EAGAIN */
 
 	poller.lc = lc;
 	poller.cpus = rte_lcore_cpuset(TEST_LCORE);
@@ -796,6 +797,7 @@ Test(lcore_napi, busy_poll_refuses_other_cpus_bad_arguments_and_a_stopped_lcore,
 	cr_expect_eq(on_app_thread(lc, &lcore_cpus, resume_irqs), -EAGAIN);
 
 	dispatcher_launch(lc);
+	wait_lcore_running(lc);
 	cr_expect_eq(on_app_thread(lc, &other_cpus, busy_poll), -EPERM);
 	cr_expect_eq(on_app_thread(lc, &other_cpus, suspend_irqs), -EPERM);
 	cr_expect_eq(on_app_thread(lc, &other_cpus, resume_irqs), -EPERM);
@@ -875,6 +877,7 @@ Test(lcore_napi, telemetry_napi_get_and_napi_set, .timeout = 60)
 	lc = napi_lcore(&conf, ring_port(&rx), &seen);
 	cr_assert(sirq_telemetry_register() == 0);
 	dispatcher_launch(lc);
+	wait_lcore_running(lc);		/* napi-set's thread comes at once */
 
 	/* napi-get of every context of the lcore. */
 	snprintf(cmd, sizeof(cmd), "/sirq/napi,%d", TEST_LCORE);
