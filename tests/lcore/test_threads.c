@@ -98,7 +98,6 @@ run_starvation(enum sirq_policy_id policy, struct starve_result *r)
 {
 	struct sirq_lcore *lc = starvable_lcore(policy);
 	struct sirq_cpu *cpu = sirq_lcore_cpu(lc);
-
 	uint64_t end;
 
 	dispatcher_launch(lc);
