@@ -208,6 +208,11 @@ enum sirq_exit {
 	SIRQ_EXIT_RESTART,	/**< max_restart passes done */
 	SIRQ_EXIT_TIME,		/**< max_time used up */
 	SIRQ_EXIT_NEED_RESCHED,	/**< the application wanted the CPU */
+	/**
+	 * A thread waited for the execution lock: the pass handed it over
+	 * at a vector boundary, with work still pending.
+	 */
+	SIRQ_EXIT_LOCK_WAITER,
 	SIRQ_EXIT_MAX,
 };
 
@@ -293,6 +298,17 @@ struct sirq_stats {
 	uint64_t lock_busy;
 	/** Raise-to-run latency per vector. */
 	struct sirq_latency latency[SIRQ_MAX_VECTORS];
+	/**
+	 * Waits for the execution lock (sirq_bh_disable(), parameter
+	 * changes) that did not get it at once: their length, from the
+	 * first try to the lock.
+	 */
+	struct sirq_latency lock_wait;
+	/**
+	 * The most handler runs that one such wait saw. A waiter gets the
+	 * lock at the holder's next vector boundary: 1 with one waiter.
+	 */
+	uint64_t lock_wait_runs_max;
 };
 
 /**

@@ -42,6 +42,7 @@ static const char *const exit_names[SIRQ_EXIT_MAX] = {
 	[SIRQ_EXIT_RESTART] = "restart_limit",
 	[SIRQ_EXIT_TIME] = "time_limit",
 	[SIRQ_EXIT_NEED_RESCHED] = "need_resched",
+	[SIRQ_EXIT_LOCK_WAITER] = "lock_waiter",
 };
 
 static const char *const wake_names[SIRQ_WAKE_MAX] = {
@@ -242,12 +243,22 @@ sirq_cpu_conf(const struct sirq_cpu *cpu)
 }
 
 /*
- * The execution lock. Only the dispatcher's path uses the try variant
- * alone; other threads (bh_disable, parameter changes) wait politely,
- * since whoever holds it finishes within one pass.
+ * The execution lock: the softirq "big lock" of one CPU. Whoever holds it
+ * is that CPU's softirq context. The dispatcher and sirqd only try it;
+ * other threads (bottom halves, parameter changes) wait for it.
+ *
+ * A waiter gets the lock when the holder next drops it, as on PREEMPT_RT,
+ * where a task blocked on the per-CPU BH lock (a local_lock, an rtmutex)
+ * is handed the lock at the holder's unlock. Two rules give that here:
+ * a pass drops the lock at the next vector boundary once a thread waits
+ * (do_softirq()), and nobody who is not waiting takes a lock that
+ * waiters want (exec_trylock()); waiters get it in the order they came.
+ * Without the second, sirqd under a flood
+ * took the lock back right after every pass and an application thread's
+ * sirq_bh_disable() waited for seconds, 28.5 s at worst.
  */
 static inline bool
-exec_trylock(struct sirq_cpu *cpu)
+exec_cas(struct sirq_cpu *cpu)
 {
 	uintptr_t unlocked = 0;
 
@@ -256,16 +267,53 @@ exec_trylock(struct sirq_cpu *cpu)
 					   __ATOMIC_ACQUIRE, __ATOMIC_RELAXED);
 }
 
+static inline bool
+exec_trylock(struct sirq_cpu *cpu)
+{
+	if (sirq_unlikely(sirq_exec_lock_contended(cpu)))
+		return false;
+	return exec_cas(cpu);
+}
+
+/* Handler runs so far: a waiter counts those it waited for. */
+static uint64_t
+runs_so_far(const struct sirq_cpu *cpu)
+{
+	uint64_t n = 0;
+	unsigned int v, c;
+
+	for (v = 0; v < SIRQ_MAX_VECTORS; v++)
+		for (c = 0; c < SIRQ_CTX_MAX; c++)
+			n += sirq_load(&cpu->stats.runs[v][c]);
+	return n;
+}
+
+static void record_hist(struct sirq_cpu *cpu, struct sirq_latency *lat,
+			uint64_t ns);
+
 static void
 exec_lock(struct sirq_cpu *cpu)
 {
+	uint64_t start, runs;
+	uint32_t ticket;
+
 	if (exec_trylock(cpu))
 		return;
-	/* Counted while it waits: sirq_exec_lock_contended(). */
-	__atomic_fetch_add(&cpu->lock_waiters, 1, __ATOMIC_RELAXED);
-	while (!exec_trylock(cpu))
+	/* In line, and seen waiting: sirq_exec_lock_contended(). */
+	ticket = __atomic_fetch_add(&cpu->lock_next, 1, __ATOMIC_SEQ_CST);
+	start = sirq_now(cpu);
+	runs = runs_so_far(cpu);
+	while (__atomic_load_n(&cpu->lock_served, __ATOMIC_ACQUIRE) != ticket ||
+	       !exec_cas(cpu))
 		sched_yield();
-	__atomic_fetch_sub(&cpu->lock_waiters, 1, __ATOMIC_RELAXED);
+	__atomic_store_n(&cpu->lock_served, ticket + 1, __ATOMIC_RELEASE);
+
+	/* Ours now: the wait and what ran meanwhile, in the holder's stats. */
+	record_hist(cpu, &cpu->stats.lock_wait, sirq_now(cpu) - start);
+	runs = runs_so_far(cpu) - runs;
+	if (runs > cpu->stats.lock_wait_runs_max)
+		__atomic_store_n(&cpu->stats.lock_wait_runs_max, runs,
+				 __ATOMIC_RELAXED);
 }
 
 static inline void
@@ -287,8 +335,13 @@ sirq_cpu_set_params(struct sirq_cpu *cpu, const struct sirq_params *p)
 		exec_lock(cpu);
 	apply_params(cpu, p);
 	cpu->conf.params = *p;
-	if (!mine)
-		exec_unlock(cpu);
+	if (mine)
+		return 0;
+	exec_unlock(cpu);
+	/* A pass may have handed work over to this wait: the dispatcher's. */
+	if (__atomic_load_n(&cpu->pending, __ATOMIC_ACQUIRE) != 0 &&
+	    cpu->ops.kick != NULL)
+		cpu->ops.kick(cpu->ops.ctx);
 	return 0;
 }
 
@@ -449,10 +502,10 @@ sirq_worker_wakeup(struct sirq_cpu *cpu)
 }
 
 
+/* A sample into a log2 histogram, with its maximum and stall count. */
 static void
-record_latency(struct sirq_cpu *cpu, unsigned int vec, uint64_t ns)
+record_hist(struct sirq_cpu *cpu, struct sirq_latency *lat, uint64_t ns)
 {
-	struct sirq_latency *lat = &cpu->stats.latency[vec];
 	unsigned int b = ns < 2 ? 0 : 63 - (unsigned int)__builtin_clzll(ns);
 
 	if (b >= SIRQ_LAT_BUCKETS)
@@ -483,7 +536,8 @@ run_action(struct sirq_cpu *cpu, unsigned int vec, enum sirq_ctx ctx,
 	raised = __atomic_load_n(&cpu->raise_ns[vec], __ATOMIC_ACQUIRE);
 	__atomic_store_n(&cpu->raise_ns[vec], 0, __ATOMIC_RELEASE);
 	if (sirq_likely(raised != 0))
-		record_latency(cpu, vec, start > raised ? start - raised : 0);
+		record_hist(cpu, &cpu->stats.latency[vec],
+			    start > raised ? start - raised : 0);
 
 	SIRQ_TRACE_SOFTIRQ_ENTRY(cpu, vec, ctx);
 	a->handler(cpu, a->arg);
@@ -554,10 +608,46 @@ restart_or_exit(struct sirq_cpu *cpu, enum sirq_ctx ctx, bool time_up,
 }
 
 /*
+ * A thread waits for the lock: the pass ends at this vector boundary.
+ * The snapshot's bits not yet run (@left) go back; their stamps are still
+ * there, so neither a raise nor its latency is lost. Whoever takes the
+ * lock runs them (sirq_bh_enable()), or the dispatcher's next iteration
+ * does: it is not an overload, so no window opens and no worker wakes.
+ */
+static inline enum sirq_exit
+hand_over(struct sirq_cpu *cpu, uint32_t left)
+{
+	if (left != 0)
+		__atomic_fetch_or(&cpu->pending, left, __ATOMIC_RELEASE);
+	return __atomic_load_n(&cpu->pending, __ATOMIC_ACQUIRE) != 0 ?
+		SIRQ_EXIT_LOCK_WAITER : SIRQ_EXIT_DRAINED;
+}
+
+/*
+ * One round: run the snapshot's bits lowest first. SIRQ_EXIT_DRAINED
+ * when it ran them all, else why it stopped at a vector boundary.
+ */
+static inline enum sirq_exit
+run_round(struct sirq_cpu *cpu, enum sirq_ctx ctx, uint32_t pending,
+	  uint64_t *now)
+{
+	while (pending != 0) {
+		unsigned int vec = (unsigned int)__builtin_ctz(pending);
+
+		pending &= pending - 1;
+		*now = run_action(cpu, vec, ctx, *now);
+		if (sirq_unlikely(sirq_exec_lock_contended(cpu)))
+			return hand_over(cpu, pending);
+	}
+	return SIRQ_EXIT_DRAINED;
+}
+
+/*
  * __do_softirq(): snapshot and clear pending, run the set bits lowest
  * first, look again; restart while there is time, nobody wants the CPU
  * and restarts are left. Work still pending at the end goes to the worker,
- * with the reason. Called with the execution lock held.
+ * with the reason. A thread waiting for the lock ends the pass at the next
+ * vector boundary instead (hand_over()). Called with the lock held.
  */
 static enum sirq_exit
 do_softirq(struct sirq_cpu *cpu, enum sirq_ctx ctx, uint64_t now)
@@ -570,18 +660,12 @@ do_softirq(struct sirq_cpu *cpu, enum sirq_ctx ctx, uint64_t now)
 	__atomic_store_n(&cpu->serving, true, __ATOMIC_RELAXED);
 	pending = take_pending(cpu);
 	for (;;) {
-		while (pending != 0) {
-			unsigned int vec = (unsigned int)__builtin_ctz(pending);
-
-			pending &= pending - 1;
-			now = run_action(cpu, vec, ctx, now);
-		}
-
-		pending = __atomic_load_n(&cpu->pending, __ATOMIC_ACQUIRE);
-		if (pending == 0) {
-			why = SIRQ_EXIT_DRAINED;
+		why = run_round(cpu, ctx, pending, &now);
+		if (sirq_unlikely(why != SIRQ_EXIT_DRAINED))
 			break;
-		}
+		pending = __atomic_load_n(&cpu->pending, __ATOMIC_ACQUIRE);
+		if (pending == 0)
+			break;
 		/* The limit's jiffies only once there is more to do. */
 		if (end == 0)
 			end = sirq_jiffies(cpu, start) + cpu->max_time_span;
@@ -595,7 +679,7 @@ do_softirq(struct sirq_cpu *cpu, enum sirq_ctx ctx, uint64_t now)
 
 	sirq_stat_add(&cpu->stats.pass_exit[why][ctx], 1);
 	SIRQ_TRACE_PASS_END(cpu, why, ctx);
-	if (why != SIRQ_EXIT_DRAINED) {
+	if (why != SIRQ_EXIT_DRAINED && why != SIRQ_EXIT_LOCK_WAITER) {
 		if (cpu->policy->work_left != NULL)
 			cpu->policy->work_left(cpu, why,
 					       sirq_jiffies(cpu, now));

@@ -62,8 +62,13 @@ struct sirq_cpu {
 	unsigned int bh_depth;
 	/* A pass of the loop is running on the lock owner (in_serving_softirq). */
 	bool serving;
-	/* Threads waiting in sirq_bh_disable() for the lock (any thread). */
-	uint32_t lock_waiters;
+	/*
+	 * Threads waiting for the lock, in line: each takes the next ticket
+	 * and gets the lock in ticket order; lock_served is the ticket whose
+	 * turn it is. Nobody waits when the two are equal.
+	 */
+	uint32_t lock_next;
+	uint32_t lock_served;
 
 	/* The policy's own state (struct sirq_policy's hooks own it). */
 	union {
@@ -188,15 +193,15 @@ sirq_exec_lock_is_mine(const struct sirq_cpu *cpu)
 }
 
 /*
- * Does a thread wait in sirq_bh_disable() for @cpu's lock? A holder that
- * takes it back at once after each short section (a threaded NAPI
- * context, a busy poller) gives way when one does: the wait is a yield
- * loop, which would otherwise hardly ever find it free.
+ * Does a thread wait for @cpu's lock (sirq_bh_disable(), a parameter
+ * change)? Then the lock is theirs when it is next dropped: a pass ends
+ * at its next vector boundary, and whoever only tries the lock leaves it.
  */
 static inline bool
 sirq_exec_lock_contended(const struct sirq_cpu *cpu)
 {
-	return __atomic_load_n(&cpu->lock_waiters, __ATOMIC_RELAXED) != 0;
+	return __atomic_load_n(&cpu->lock_next, __ATOMIC_RELAXED) !=
+		__atomic_load_n(&cpu->lock_served, __ATOMIC_RELAXED);
 }
 
 /* The token of the thread holding @cpu's execution lock; 0 when free. */

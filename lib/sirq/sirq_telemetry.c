@@ -117,6 +117,12 @@ visit_counters(const struct sirq_lcore *lc, const struct sirq_stats *st,
 	emit(sink, "stale_windows_ignored", st->stale_windows_ignored);
 	emit(sink, "deferred_to_worker", st->deferred_to_worker);
 	emit(sink, "lock_busy", st->lock_busy);
+	/* Waits for the execution lock: a waiter gets it within one vector. */
+	emit(sink, "lock_waits", st->lock_wait.samples);
+	emit(sink, "lock_wait_p99_ns", sirq_latency_quantile(&st->lock_wait, 0.99));
+	emit(sink, "lock_wait_max_ns", st->lock_wait.max_ns);
+	emit(sink, "lock_wait_stalls", st->lock_wait.stalls);
+	emit(sink, "lock_wait_runs_max", st->lock_wait_runs_max);
 }
 
 /* Vectors worth showing: the kernel's ten and any registered beyond. */
