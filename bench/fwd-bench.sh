@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Forwarding yardstick (DESIGN.md): l2fwd-sirq against dpdk-testpmd
+# Forwarding yardstick (docs/design.md): l2fwd-sirq against dpdk-testpmd
 # (--forward-mode=mac and io) on the same virtual devices, lcores and
 # packet size (64 bytes), run alternately: every round runs each variant
 # once, in the same order. Three setups (issue 5):

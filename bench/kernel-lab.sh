@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Kernel lab: the seed's scenarios on a real kernel, and libsirq beside it
-# on the same kernel and scheduler (DESIGN.md, "Two scenarios"; issue 20).
+# on the same kernel and scheduler (docs/design.md, "Two scenarios"; issue 20).
 #
 # Kernels (KLAB_KERNEL, several run one after the other):
 #   host           this machine's kernel (6.18: mainline on EEVDF)

@@ -33,8 +33,9 @@
  * was and how much of it the hypervisor took (steal), from /proc/stat.
  * Then one JSON object (--json FILE or stdout). With --hold it then keeps
  * the ports until SIGINT or SIGTERM or both links are down: the
- * virtio-user side must stop first (DESIGN.md: a virtio-user port whose
- * vhost-user server has gone gets SIGPIPE when it stops).
+ * virtio-user side must stop first (docs/architecture.md §12: a
+ * virtio-user port whose vhost-user server has gone gets SIGPIPE when it
+ * stops).
  *
  *   lat-gen [EAL options] -- [options]; lat-gen -- --help
  */

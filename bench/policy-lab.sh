@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Policy lab (issue 6, DESIGN.md "Two scenarios"): l2fwd-sirq in irq mode
+# Policy lab (issue 6, docs/design.md "Two scenarios"): l2fwd-sirq in irq mode
 # on CPU 1, its sirqd and the application's threads on the same CPU under
 # the Linux scheduler, every policy, several runs each:
 #

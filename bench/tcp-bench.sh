@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# tcp-echo against the kernel's TCP in a network namespace (DESIGN.md,
+# tcp-echo against the kernel's TCP in a network namespace (docs/design.md,
 # stall scenario), then against a kernel echo server (the yardstick).
 #
 # 1. Stall scenario, per policy: tcp-echo on lcore 1 (CPU 1) in irq mode

@@ -5,7 +5,7 @@
 
 /*
  * --app-load: a reproducible "user-space process" sharing each forwarding
- * lcore, for the two scenarios of DESIGN.md.
+ * lcore, for the two scenarios of docs/design.md.
  *
  * Every period it wants the CPU and keeps it for `hold` (10 ms every
  * 50 ms by default; with `random`, the gaps are drawn uniformly between

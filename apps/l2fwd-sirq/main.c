@@ -260,7 +260,7 @@ check_port_queues(void)
  * Two forwarding lcores whose CPUs overlap, so that one can be preempted
  * in the middle of a mempool operation by the other. Lcores that forward
  * nothing never touch the pool; an lcore and its own sirqd take turns
- * under the execution lock (DESIGN.md). --worker-cpus puts every sirqd on
+ * under the execution lock (docs/design.md). --worker-cpus puts every sirqd on
  * the same CPUs.
  */
 static bool

@@ -607,7 +607,7 @@ bool sirq_tasklet_is_scheduled(const struct sirq_tasklet *t);
 struct rte_mbuf;
 struct sirq_lcore;
 
-/** Dispatcher modes (DESIGN.md, "Two dispatcher modes"). */
+/** Dispatcher modes (docs/design.md, "Two dispatcher modes"). */
 enum sirq_mode {
 	SIRQ_MODE_POLL = 0,	/**< busy-poll; the default */
 	SIRQ_MODE_IRQ,		/**< SCHED_FIFO, sleeps until Rx or a tick */

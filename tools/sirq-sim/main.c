@@ -34,7 +34,7 @@ static const char *const scenario_summary[SC_MAX] = {
 };
 
 /*
- * The two scenarios of DESIGN.md at the kernel's per-packet cost (about
+ * The two scenarios of docs/design.md at the kernel's per-packet cost (about
  * 1 us from driver to socket):
  *  - stall: 100 kpps steady plus trains of 64-256 packets every
  *    0.5-3 ms (about 20 % of the CPU), and three threads that each want

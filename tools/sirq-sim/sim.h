@@ -12,7 +12,7 @@
  * 100 Gb/s line rate included. Time is kept in picoseconds so that
  * per-packet costs below a nanosecond stay exact.
  *
- * What shares the CPU (irq mode of DESIGN.md, "Two dispatcher modes"):
+ * What shares the CPU (irq mode of docs/design.md, "Two dispatcher modes"):
  *
  *  - the NIC: steady arrivals at a rate (pps, or Gb/s of a packet size)
  *    plus optional trains (size and gap from a fixed-seed PRNG) into an
