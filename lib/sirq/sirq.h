@@ -320,9 +320,18 @@ void sirq_params_default(struct sirq_params *p);
  * Check a parameter set.
  *
  * @return 0 if usable; -EINVAL otherwise (unknown policy, max_restart 0,
- *   max_time 0, tick_hz above 1e9, stall threshold 0).
+ *   max_time 0, tick_hz above 1e9, stall threshold 0):
+ *   sirq_params_why_invalid() says which.
  */
 int sirq_params_check(const struct sirq_params *p);
+
+/**
+ * Why a parameter set is refused, for an error message.
+ *
+ * @return NULL if sirq_params_check() accepts @p p, else a constant
+ *   string naming the bad field (e.g. "max_restart is 0: ...").
+ */
+const char *sirq_params_why_invalid(const struct sirq_params *p);
 
 /** Name of a policy ("mainline", ...), or NULL if @p id is unknown. */
 const char *sirq_policy_name(enum sirq_policy_id id);
@@ -385,14 +394,34 @@ int sirq_cpu_set_params(struct sirq_cpu *cpu, const struct sirq_params *p);
  * Register the handler of a vector (the kernel's open_softirq()).
  *
  * Register before the dispatcher starts, or from the dispatcher thread.
+ * An application that wants a vector of its own should take one with
+ * sirq_vector_alloc() instead of choosing a number.
  *
  * @param name  short name for reports (copied, truncated to 15 chars);
  *   NULL keeps the kernel's name or "V<n>".
- * @return 0; -EINVAL if @p vec >= SIRQ_MAX_VECTORS or @p handler is NULL;
- *   -EBUSY for HI and TASKLET, which the tasklet machinery owns.
+ * @return 0; -EINVAL if @p cpu is NULL, @p vec >= SIRQ_MAX_VECTORS or
+ *   @p handler is NULL; -EBUSY for HI and TASKLET, which the tasklet
+ *   machinery owns, and for the vectors a binding runs itself (on a DPDK
+ *   lcore: TIMER, NET_RX and NET_TX).
  */
 int sirq_register(struct sirq_cpu *cpu, unsigned int vec,
 		  sirq_handler_t handler, void *arg, const char *name);
+
+/**
+ * Take a free application vector (one past the kernel's ten, with no
+ * handler yet) and register @p handler on it.
+ *
+ * Same context as sirq_register(). Vectors are never given back: take
+ * them at start.
+ *
+ * @param name  short name for reports (copied, truncated to 15 chars);
+ *   NULL keeps "V<n>".
+ * @return the vector number (>= SIRQ_NR_KERNEL_VECTORS), to pass to
+ *   sirq_raise(); -EINVAL if @p cpu or @p handler is NULL; -ENOSPC when
+ *   all SIRQ_MAX_VECTORS are taken.
+ */
+int sirq_vector_alloc(struct sirq_cpu *cpu, sirq_handler_t handler, void *arg,
+		      const char *name);
 
 /**
  * Mark a vector pending (raise_softirq()). Safe from any thread.
@@ -966,6 +995,50 @@ int sirq_lcore_add_rx_queue(struct sirq_lcore *lc, uint16_t port,
  */
 int sirq_lcore_add_tx_queue(struct sirq_lcore *lc, uint16_t port,
 			    uint16_t queue);
+
+/**
+ * The run-time parameters of an lcore: what the control plane reads and
+ * changes while the lcore runs (sirq_lcore_get_params(),
+ * sirq_lcore_set_params(), the /sirq/params and /sirq/params_set
+ * telemetry commands). The mode, the queues and the worker's CPUs are
+ * fixed at sirq_lcore_create(); NAPI settings per queue have
+ * sirq_napi_set().
+ */
+struct sirq_lcore_params {
+	struct sirq_params engine;	/**< policy and the softirq loop's limits */
+	uint16_t napi_weight;		/**< packets per queue per poll */
+	uint16_t netdev_budget;		/**< packets per NET_RX run */
+	uint32_t netdev_budget_us;	/**< time per NET_RX run */
+	uint32_t irq_tick_us;		/**< irq mode: longest sleep */
+	/** SCHED_FIFO priority lent to a preempted worker; 0 never. */
+	int worker_boost_priority;
+};
+
+/**
+ * Read an lcore's run-time parameters.
+ *
+ * Context: any thread; never waits.
+ *
+ * @return 0; -EINVAL if @p lc or @p p is NULL.
+ */
+int sirq_lcore_get_params(const struct sirq_lcore *lc,
+			  struct sirq_lcore_params *p);
+
+/**
+ * Change an lcore's run-time parameters, the policy among them, while it
+ * runs (or before it is launched). The change is made under the lcore's
+ * execution lock, so the next softirq pass, on the dispatcher or in
+ * sirqd, obeys it; open deferral windows are closed.
+ *
+ * Context: any thread, including the lcore's app_fn and its handlers;
+ * waits for the execution lock, which a running pass hands over at its
+ * next vector boundary (one handler run at most).
+ *
+ * @return 0 once applied; -EINVAL if @p lc or @p p is NULL or a value is
+ *   out of range (nothing changed; the log line names the value).
+ */
+int sirq_lcore_set_params(struct sirq_lcore *lc,
+			  const struct sirq_lcore_params *p);
 
 /**
  * Transmit a packet, as the kernel does inside a NAPI poll. From an Rx

@@ -113,18 +113,28 @@ sirq_params_default(struct sirq_params *p)
 	p->stall_threshold_ns = SIRQ_STALL_THRESHOLD_NS_DEFAULT;
 }
 
+const char *
+sirq_params_why_invalid(const struct sirq_params *p)
+{
+	if (p == NULL)
+		return "no parameters (NULL)";
+	if ((unsigned int)p->policy >= SIRQ_POLICY_MAX)
+		return "unknown policy";
+	if (p->max_restart == 0)
+		return "max_restart is 0: a pass needs at least one round";
+	if (p->max_time_ns == 0)
+		return "max_time_ns is 0: a pass needs some time";
+	if (p->tick_hz > NSEC_PER_SEC)
+		return "tick_hz above 1000000000";
+	if (p->stall_threshold_ns == 0)
+		return "stall_threshold_ns is 0";
+	return NULL;
+}
+
 int
 sirq_params_check(const struct sirq_params *p)
 {
-	if (p == NULL)
-		return -EINVAL;
-	if ((unsigned int)p->policy >= SIRQ_POLICY_MAX)
-		return -EINVAL;
-	if (p->max_restart == 0 || p->max_time_ns == 0)
-		return -EINVAL;
-	if (p->tick_hz > NSEC_PER_SEC || p->stall_threshold_ns == 0)
-		return -EINVAL;
-	return 0;
+	return sirq_params_why_invalid(p) == NULL ? 0 : -EINVAL;
 }
 
 /* Time as the loop sees it: exact, or rounded down to a tick (jiffies). */
@@ -345,23 +355,61 @@ sirq_cpu_set_params(struct sirq_cpu *cpu, const struct sirq_params *p)
 	return 0;
 }
 
-int
-sirq_register(struct sirq_cpu *cpu, unsigned int vec, sirq_handler_t handler,
-	      void *arg, const char *name)
+static void
+set_action(struct sirq_cpu *cpu, unsigned int vec, sirq_handler_t handler,
+	   void *arg, const char *name)
 {
-	struct sirq_action *a;
+	struct sirq_action *a = &cpu->action[vec];
 
-	if (cpu == NULL || vec >= SIRQ_MAX_VECTORS || handler == NULL)
-		return -EINVAL;
-	if (vec == SIRQ_HI || vec == SIRQ_TASKLET)
-		return -EBUSY;
-
-	a = &cpu->action[vec];
 	a->arg = arg;
 	if (name != NULL)
 		snprintf(a->name, SIRQ_NAME_LEN, "%s", name);
 	__atomic_store_n(&a->handler, handler, __ATOMIC_RELEASE);
+}
+
+int
+sirq_register(struct sirq_cpu *cpu, unsigned int vec, sirq_handler_t handler,
+	      void *arg, const char *name)
+{
+	if (cpu == NULL || vec >= SIRQ_MAX_VECTORS || handler == NULL)
+		return -EINVAL;
+	if (vec == SIRQ_HI || vec == SIRQ_TASKLET ||
+	    (cpu->owned & SIRQ_BIT(vec)) != 0)
+		return -EBUSY;
+	set_action(cpu, vec, handler, arg, name);
 	return 0;
+}
+
+/* For the layer above the engine: a vector it runs itself (the binding's
+ * TIMER, NET_RX, NET_TX), which sirq_register() then refuses. */
+int
+sirq_register_owned(struct sirq_cpu *cpu, unsigned int vec,
+		    sirq_handler_t handler, void *arg)
+{
+	int ret = sirq_register(cpu, vec, handler, arg, NULL);
+
+	if (ret == 0)
+		cpu->owned |= SIRQ_BIT(vec);
+	return ret;
+}
+
+int
+sirq_vector_alloc(struct sirq_cpu *cpu, sirq_handler_t handler, void *arg,
+		  const char *name)
+{
+	unsigned int vec;
+
+	if (cpu == NULL || handler == NULL)
+		return -EINVAL;
+	/* The kernel's vectors stay theirs, even the ones nothing runs. */
+	for (vec = SIRQ_NR_KERNEL_VECTORS; vec < SIRQ_MAX_VECTORS; vec++) {
+		if (__atomic_load_n(&cpu->action[vec].handler,
+				    __ATOMIC_ACQUIRE) != NULL)
+			continue;
+		set_action(cpu, vec, handler, arg, name);
+		return (int)vec;
+	}
+	return -ENOSPC;
 }
 
 /* local_softirq_pending_clear() with the snapshot: take every bit. */

@@ -175,7 +175,8 @@ irq_looks_idle(struct sirq_lcore *lc)
 static uint64_t
 irq_sleep_ns(struct sirq_lcore *lc, uint64_t next_tick)
 {
-	uint64_t look_ns = (uint64_t)lc->conf.irq_tick_us * SIRQ_NS_PER_US;
+	uint64_t look_ns = (uint64_t)__atomic_load_n(&lc->conf.irq_tick_us,
+						    __ATOMIC_RELAXED) * SIRQ_NS_PER_US;
 	uint64_t now;
 
 	if (next_tick == 0 || !irq_looks_idle(lc))

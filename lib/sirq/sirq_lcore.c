@@ -126,40 +126,77 @@ sirq_lcore_conf_default(struct sirq_lcore_conf *conf)
 	conf->worker_boost_priority = SIRQ_WORKER_BOOST_PRIORITY_DEFAULT;
 }
 
+/*
+ * Why @p p does not suit an lcore in @p mode whose dispatcher runs at
+ * SCHED_FIFO @p irq_priority (irq mode), written into @p buf; NULL when
+ * it does.
+ */
+static const char *
+params_why_invalid(const struct sirq_lcore_params *p, enum sirq_mode mode,
+		   int irq_priority, char *buf, size_t len)
+{
+	const char *why = sirq_params_why_invalid(&p->engine);
+	int lo = sched_get_priority_min(SCHED_FIFO);
+	int hi = sched_get_priority_max(SCHED_FIFO);
+
+	if (why != NULL)
+		snprintf(buf, len, "engine parameters: %s", why);
+	else if (p->napi_weight == 0 || p->napi_weight > SIRQ_NAPI_WEIGHT_MAX)
+		snprintf(buf, len, "napi weight %u not in 1..%u",
+			 p->napi_weight, SIRQ_NAPI_WEIGHT_MAX);
+	else if (p->netdev_budget == 0)
+		snprintf(buf, len, "netdev budget %u", p->netdev_budget);
+	else if (p->netdev_budget_us == 0)
+		snprintf(buf, len, "netdev budget-us %u", p->netdev_budget_us);
+	else if (mode == SIRQ_MODE_IRQ && p->irq_tick_us == 0)
+		snprintf(buf, len, "irq tick %u us", p->irq_tick_us);
+	else if (p->worker_boost_priority != 0 &&
+		 (p->worker_boost_priority < lo || p->worker_boost_priority > hi))
+		snprintf(buf, len,
+			 "worker boost priority %d not a SCHED_FIFO priority (%d..%d)",
+			 p->worker_boost_priority, lo, hi);
+	else if (mode == SIRQ_MODE_IRQ &&
+		 p->worker_boost_priority >= irq_priority)
+		snprintf(buf, len,
+			 "worker boost priority %d must be below irq priority %d",
+			 p->worker_boost_priority, irq_priority);
+	else
+		return NULL;
+	return buf;
+}
+
+static void
+params_from_conf(struct sirq_lcore_params *p, const struct sirq_lcore_conf *c)
+{
+	p->engine = c->params;
+	p->napi_weight = c->napi_weight;
+	p->netdev_budget = c->netdev_budget;
+	p->netdev_budget_us = c->netdev_budget_us;
+	p->irq_tick_us = c->irq_tick_us;
+	p->worker_boost_priority = c->worker_boost_priority;
+}
+
 static int
 check_conf(unsigned int lcore_id, const struct sirq_lcore_conf *c)
 {
+	struct sirq_lcore_params p;
+	char why[128];
+
 #define BAD(fmt, ...) do { \
 		SIRQ_LOG(ERR, "lcore %u: " fmt, lcore_id, __VA_ARGS__); \
 		return -EINVAL; \
 	} while (0)
 
-	if (sirq_params_check(&c->params) != 0)
-		BAD("%s", "bad engine parameters");
 	if ((unsigned int)c->mode >= SIRQ_MODE_MAX)
 		BAD("unknown mode %d", (int)c->mode);
-	if (c->napi_weight == 0 || c->napi_weight > SIRQ_NAPI_WEIGHT_MAX)
-		BAD("napi weight %u not in 1..%u", c->napi_weight,
-		    SIRQ_NAPI_WEIGHT_MAX);
-	if (c->netdev_budget == 0)
-		BAD("netdev budget %u", c->netdev_budget);
-	if (c->netdev_budget_us == 0)
-		BAD("netdev budget-us %u", c->netdev_budget_us);
-	if (c->mode == SIRQ_MODE_IRQ && c->irq_tick_us == 0)
-		BAD("irq tick %u us", c->irq_tick_us);
 	if (c->mode == SIRQ_MODE_IRQ &&
 	    (c->irq_priority < sched_get_priority_min(SCHED_FIFO) ||
 	     c->irq_priority > sched_get_priority_max(SCHED_FIFO)))
 		BAD("irq priority %d not a SCHED_FIFO priority", c->irq_priority);
-	if (c->worker_boost_priority != 0 &&
-	    (c->worker_boost_priority < sched_get_priority_min(SCHED_FIFO) ||
-	     c->worker_boost_priority > sched_get_priority_max(SCHED_FIFO)))
-		BAD("worker boost priority %d not a SCHED_FIFO priority",
-		    c->worker_boost_priority);
-	if (c->mode == SIRQ_MODE_IRQ &&
-	    c->worker_boost_priority >= c->irq_priority)
-		BAD("worker boost priority %d must be below irq priority %d",
-		    c->worker_boost_priority, c->irq_priority);
+	params_from_conf(&p, c);
+	if (params_why_invalid(&p, c->mode, c->irq_priority, why,
+			       sizeof(why)) != NULL)
+		BAD("%s", why);
 	if (sirq_napi_params_check(&c->napi) != 0)
 		BAD("NAPI settings: defer_hard_irqs %u with gro_flush_timeout %" PRIu64
 		    " ns, irq_suspend_timeout %" PRIu64
@@ -168,6 +205,74 @@ check_conf(unsigned int lcore_id, const struct sirq_lcore_conf *c)
 		    c->napi.irq_suspend_timeout_ns);
 	return 0;
 #undef BAD
+}
+
+int
+sirq_lcore_get_params(const struct sirq_lcore *lc, struct sirq_lcore_params *p)
+{
+	if (lc == NULL || p == NULL)
+		return -EINVAL;
+	/* The engine's copy is the live one: sirq_cpu_set_params() keeps it. */
+	p->engine = sirq_cpu_conf(lc->cpu)->params;
+	p->napi_weight = __atomic_load_n(&lc->conf.napi_weight, __ATOMIC_RELAXED);
+	p->netdev_budget = __atomic_load_n(&lc->conf.netdev_budget,
+					   __ATOMIC_RELAXED);
+	p->netdev_budget_us = __atomic_load_n(&lc->conf.netdev_budget_us,
+					      __ATOMIC_RELAXED);
+	p->irq_tick_us = __atomic_load_n(&lc->conf.irq_tick_us, __ATOMIC_RELAXED);
+	p->worker_boost_priority = __atomic_load_n(&lc->worker.pi_priority,
+						   __ATOMIC_RELAXED);
+	return 0;
+}
+
+int
+sirq_lcore_set_params(struct sirq_lcore *lc, const struct sirq_lcore_params *p)
+{
+	char why[128];
+	int ret;
+
+	if (lc == NULL || p == NULL) {
+		SIRQ_LOG(ERR, "sirq_lcore_set_params: %s is NULL",
+			 lc == NULL ? "the lcore" : "the parameters");
+		return -EINVAL;
+	}
+	if (params_why_invalid(p, lc->conf.mode, lc->conf.irq_priority, why,
+			       sizeof(why)) != NULL) {
+		SIRQ_LOG(ERR, "lcore %u: %s; parameters unchanged",
+			 lc->lcore_id, why);
+		return -EINVAL;
+	}
+	/*
+	 * One bottom-half section: no pass runs with half of them. A pass
+	 * running now hands the lock over at its next vector boundary.
+	 */
+	sirq_bh_disable(lc->cpu);
+	ret = sirq_cpu_set_params(lc->cpu, &p->engine);
+	if (ret == 0)
+		ret = sirq_softnet_set_limits(&lc->rx.sd, p->netdev_budget,
+					      p->netdev_budget_us,
+					      p->napi_weight);
+	if (ret == 0) {
+		lc->conf.params = p->engine;
+		lc->rx.weight = p->napi_weight;
+		__atomic_store_n(&lc->conf.napi_weight, p->napi_weight,
+				 __ATOMIC_RELAXED);
+		__atomic_store_n(&lc->conf.netdev_budget, p->netdev_budget,
+				 __ATOMIC_RELAXED);
+		__atomic_store_n(&lc->conf.netdev_budget_us, p->netdev_budget_us,
+				 __ATOMIC_RELAXED);
+		__atomic_store_n(&lc->conf.irq_tick_us, p->irq_tick_us,
+				 __ATOMIC_RELAXED);
+		__atomic_store_n(&lc->conf.worker_boost_priority,
+				 p->worker_boost_priority, __ATOMIC_RELAXED);
+		__atomic_store_n(&lc->worker.pi_priority,
+				 p->worker_boost_priority, __ATOMIC_RELAXED);
+	}
+	sirq_bh_enable(lc->cpu);
+	if (ret == 0)
+		SIRQ_LOG(INFO, "lcore %u: policy %s, parameters changed",
+			 lc->lcore_id, sirq_policy_name(p->engine.policy));
+	return ret;
 }
 
 /*
@@ -291,9 +396,9 @@ sirq_lcore_create(unsigned int lcore_id, const struct sirq_lcore_conf *conf)
 		rte_errno = -ret;
 		goto fail;
 	}
-	sirq_register(lc->cpu, SIRQ_TIMER, timer_action, lc, NULL);
-	sirq_register(lc->cpu, SIRQ_NET_RX, sirq_net_rx_action, &lc->rx, NULL);
-	sirq_register(lc->cpu, SIRQ_NET_TX, sirq_net_tx_action, &lc->tx, NULL);
+	sirq_register_owned(lc->cpu, SIRQ_TIMER, timer_action, lc);
+	sirq_register_owned(lc->cpu, SIRQ_NET_RX, sirq_net_rx_action, &lc->rx);
+	sirq_register_owned(lc->cpu, SIRQ_NET_TX, sirq_net_tx_action, &lc->tx);
 
 	rte_spinlock_lock(&lcores_lock);
 	if (lcores[lcore_id] != NULL) {

@@ -63,6 +63,22 @@ sirq_softnet_init(struct sirq_softnet *sd, const struct sirq_softnet_conf *conf)
 }
 
 int
+sirq_softnet_set_limits(struct sirq_softnet *sd, unsigned int budget,
+			unsigned int budget_usecs, uint16_t weight)
+{
+	unsigned int i;
+
+	if (budget == 0 || budget > INT32_MAX || budget_usecs == 0 ||
+	    weight == 0)
+		return -EINVAL;
+	sd->budget = (int)budget;
+	sd->budget_ns = (uint64_t)budget_usecs * NSEC_PER_USEC;
+	for (i = 0; i < sd->nb_napi; i++)
+		sd->weight[i] = weight;
+	return 0;
+}
+
+int
 sirq_napi_add(struct sirq_softnet *sd, uint16_t weight)
 {
 	if (weight == 0)

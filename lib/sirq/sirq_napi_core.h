@@ -148,6 +148,16 @@ int sirq_softnet_init(struct sirq_softnet *sd,
 		      const struct sirq_softnet_conf *conf);
 
 /**
+ * New netdev_budget, netdev_budget_usecs and, for every context, weight
+ * (the sysctls and dev_weight). By the execution lock's holder: NET_RX
+ * reads them on its next run.
+ *
+ * @return 0, or -EINVAL for a budget of 0 units or 0 us, or weight 0.
+ */
+int sirq_softnet_set_limits(struct sirq_softnet *sd, unsigned int budget,
+			    unsigned int budget_usecs, uint16_t weight);
+
+/**
  * netif_napi_add(): a NAPI context of @p weight, idle.
  *
  * Not while NET_RX may run.

@@ -85,6 +85,8 @@ struct sirq_cpu {
 	struct sirq_ops ops;
 
 	struct sirq_action action[SIRQ_MAX_VECTORS];
+	/* Vectors the layer above runs itself: sirq_register() refuses them. */
+	uint32_t owned;
 
 	struct sirq_cpu_conf conf;
 	char name[SIRQ_CPU_NAME_LEN];
@@ -236,5 +238,7 @@ void sirq_irq_leave(struct sirq_cpu *cpu);
 bool sirq_inline_wanted(const struct sirq_cpu *cpu);
 
 void sirq_tasklet_action(struct sirq_cpu *cpu, void *arg);
+int sirq_register_owned(struct sirq_cpu *cpu, unsigned int vec,
+			sirq_handler_t handler, void *arg);
 
 #endif /* SIRQ_PRIVATE_H */

@@ -12,6 +12,8 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -179,6 +181,42 @@ parse_lcore_param(const char *params, unsigned int *lcore_id)
 	return 0;
 }
 
+/*
+ * A command that fails answers with the reason, {"error": "..."}, where
+ * a bare negative return would give the client only null.
+ */
+static int __rte_format_printf(2, 3)
+tel_error(struct rte_tel_data *d, const char *fmt, ...)
+{
+	char why[RTE_TEL_MAX_STRING_LEN];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof(why), fmt, ap);
+	va_end(ap);
+	rte_tel_data_start_dict(d);
+	rte_tel_data_add_dict_string(d, "error", why);
+	return 0;
+}
+
+/* "LCORE" of a running lcore, under the registry lock; else the error. */
+static struct sirq_lcore *
+tel_lookup(const char *params, struct rte_tel_data *d)
+{
+	struct sirq_lcore *lc;
+	unsigned int id;
+
+	if (parse_lcore_param(params, &id) != 0) {
+		tel_error(d, "parameter '%s' is not an lcore id (0..%u)",
+			  params != NULL ? params : "", RTE_MAX_LCORE - 1);
+		return NULL;
+	}
+	lc = sirq_lcore_lookup_locked(id);
+	if (lc == NULL)
+		tel_error(d, "lcore %u has no sirq_lcore", id);
+	return lc;
+}
+
 struct tel_walk {
 	struct rte_tel_data *d;
 };
@@ -223,24 +261,19 @@ tel_stats(const char *cmd, const char *params, struct rte_tel_data *d)
 {
 	struct sirq_lcore *lc;
 	struct sirq_stats st;
-	unsigned int id;
-	int ret = -EINVAL;
 
 	RTE_SET_USED(cmd);
-	if (parse_lcore_param(params, &id) != 0)
-		return -EINVAL;
 	sirq_lcore_registry_lock();
-	lc = sirq_lcore_lookup_locked(id);
+	lc = tel_lookup(params, d);
 	if (lc != NULL) {
 		sirq_stats_get(lc->cpu, &st);
 		rte_tel_data_start_dict(d);
 		rte_tel_data_add_dict_string(d, "policy",
 			sirq_policy_name(sirq_cpu_conf(lc->cpu)->params.policy));
 		visit_counters(lc, &st, tel_emit, d);
-		ret = 0;
 	}
 	sirq_lcore_registry_unlock();
-	return ret;
+	return 0;
 }
 
 static int
@@ -248,17 +281,14 @@ tel_latency(const char *cmd, const char *params, struct rte_tel_data *d)
 {
 	struct sirq_lcore *lc;
 	struct sirq_stats *st;
-	unsigned int id, v;
-	int ret = -EINVAL;
+	unsigned int v;
 
 	RTE_SET_USED(cmd);
-	if (parse_lcore_param(params, &id) != 0)
-		return -EINVAL;
 	st = malloc(sizeof(*st));
 	if (st == NULL)
-		return -ENOMEM;
+		return tel_error(d, "out of memory");
 	sirq_lcore_registry_lock();
-	lc = sirq_lcore_lookup_locked(id);
+	lc = tel_lookup(params, d);
 	if (lc != NULL) {
 		sirq_stats_get(lc->cpu, st);
 		rte_tel_data_start_dict(d);
@@ -275,11 +305,10 @@ tel_latency(const char *cmd, const char *params, struct rte_tel_data *d)
 			rte_tel_data_add_dict_container(d,
 				sirq_vector_name(lc->cpu, v), per, 0);
 		}
-		ret = 0;
 	}
 	sirq_lcore_registry_unlock();
 	free(st);
-	return ret;
+	return 0;
 }
 
 static void
@@ -384,29 +413,30 @@ tel_napi(const char *cmd, const char *params, struct rte_tel_data *d)
 	const char *rest;
 	unsigned int lcore_id, i;
 	long napi_id;
-	int ret = -EINVAL;
 
 	RTE_SET_USED(cmd);
 	if (parse_napi_param(params, &lcore_id, &napi_id, &rest) != 0 ||
 	    rest != NULL)
-		return -EINVAL;
+		return tel_error(d, "parameters '%s': want LCORE or LCORE,NAPI_ID",
+				 params != NULL ? params : "");
 	sirq_lcore_registry_lock();
 	lc = sirq_lcore_lookup_locked(lcore_id);
-	if (lc != NULL && napi_id >= 0) {
-		ret = sirq_napi_get(lc, (unsigned int)napi_id, &info);
-		if (ret == 0)
+	if (lc == NULL) {
+		tel_error(d, "lcore %u has no sirq_lcore", lcore_id);
+	} else if (napi_id >= 0) {
+		if (sirq_napi_get(lc, (unsigned int)napi_id, &info) == 0)
 			tel_napi_dict(d, &info, lcore_id);
-	} else if (lc != NULL) {
+		else
+			tel_error(d, "lcore %u has no NAPI context %ld (it has %u)",
+				  lcore_id, napi_id, sirq_napi_count(lc));
+	} else {
 		rte_tel_data_start_dict(d);
-		ret = 0;
-		for (i = 0; i < sirq_napi_count(lc) && ret == 0; i++) {
+		for (i = 0; i < sirq_napi_count(lc); i++) {
 			struct rte_tel_data *per = rte_tel_data_alloc();
 			char name[16];
 
-			if (per == NULL) {
-				ret = -ENOMEM;
+			if (per == NULL)
 				break;
-			}
 			sirq_napi_get(lc, i, &info);
 			tel_napi_dict(per, &info, lcore_id);
 			snprintf(name, sizeof(name), "napi%u", i);
@@ -414,33 +444,59 @@ tel_napi(const char *cmd, const char *params, struct rte_tel_data *d)
 		}
 	}
 	sirq_lcore_registry_unlock();
-	return ret;
+	return 0;
 }
 
-/* One "key=value" of napi-set into @p; -EINVAL for anything else. */
+/* An unsigned number, all of @s; -EINVAL for anything else. */
 static int
-napi_set_item(char *item, struct sirq_napi_params *p)
+parse_u64(const char *s, uint64_t max, uint64_t *v)
 {
-	char *eq = strchr(item, '='), *end;
-	unsigned long long v;
+	char *end;
 
-	if (eq == NULL || eq[1] == '\0')
+	if (*s == '\0' || *s == '-')
 		return -EINVAL;
-	*eq = '\0';
 	errno = 0;
-	v = strtoull(eq + 1, &end, 10);
-	if (errno != 0 || *end != '\0' || eq[1] == '-')
+	*v = strtoull(s, &end, 0);
+	if (errno != 0 || *end != '\0' || *v > max)
 		return -EINVAL;
-	if (strcmp(item, "defer_hard_irqs") == 0 && v <= UINT32_MAX)
+	return 0;
+}
+
+/* One "key=value" of napi-set into @p; else -EINVAL, the reason in @d. */
+static int
+napi_set_item(char *item, struct sirq_napi_params *p, struct rte_tel_data *d)
+{
+	char *eq = strchr(item, '=');
+	uint64_t v;
+
+	if (eq == NULL) {
+		tel_error(d, "'%s' is not key=value", item);
+		return -EINVAL;
+	}
+	*eq = '\0';
+	if (strcmp(item, "defer_hard_irqs") == 0 &&
+	    parse_u64(eq + 1, UINT32_MAX, &v) == 0)
 		p->defer_hard_irqs = (uint32_t)v;
-	else if (strcmp(item, "gro_flush_timeout") == 0)
+	else if (strcmp(item, "gro_flush_timeout") == 0 &&
+		 parse_u64(eq + 1, UINT64_MAX, &v) == 0)
 		p->gro_flush_timeout_ns = v;
-	else if (strcmp(item, "irq_suspend_timeout") == 0)
+	else if (strcmp(item, "irq_suspend_timeout") == 0 &&
+		 parse_u64(eq + 1, UINT64_MAX, &v) == 0)
 		p->irq_suspend_timeout_ns = v;
-	else if (strcmp(item, "threaded") == 0 && v <= 1)
+	else if (strcmp(item, "threaded") == 0 &&
+		 parse_u64(eq + 1, 1, &v) == 0)
 		p->threaded = v != 0;
-	else
+	else if (strcmp(item, "defer_hard_irqs") != 0 &&
+		 strcmp(item, "gro_flush_timeout") != 0 &&
+		 strcmp(item, "irq_suspend_timeout") != 0 &&
+		 strcmp(item, "threaded") != 0) {
+		tel_error(d, "unknown key '%s' (defer_hard_irqs, gro_flush_timeout, irq_suspend_timeout, threaded)",
+			  item);
 		return -EINVAL;
+	} else {
+		tel_error(d, "bad value '%s' for %s", eq + 1, item);
+		return -EINVAL;
+	}
 	return 0;
 }
 
@@ -460,29 +516,243 @@ tel_napi_set(const char *cmd, const char *params, struct rte_tel_data *d)
 	char buf[256], *item, *save = NULL;
 	unsigned int lcore_id;
 	long napi_id;
-	int ret = -EINVAL;
+	int ret;
 
 	RTE_SET_USED(cmd);
 	if (parse_napi_param(params, &lcore_id, &napi_id, &rest) != 0 ||
 	    napi_id < 0 || rest == NULL ||
 	    (size_t)snprintf(buf, sizeof(buf), "%s", rest) >= sizeof(buf))
-		return -EINVAL;
+		return tel_error(d, "parameters '%s': want LCORE,NAPI_ID,key=value[,key=value...]",
+				 params != NULL ? params : "");
 	sirq_lcore_registry_lock();
 	lc = sirq_lcore_lookup_locked(lcore_id);
-	if (lc == NULL ||
-	    sirq_napi_get(lc, (unsigned int)napi_id, &info) != 0)
+	if (lc == NULL) {
+		tel_error(d, "lcore %u has no sirq_lcore", lcore_id);
 		goto out;
+	}
+	if (sirq_napi_get(lc, (unsigned int)napi_id, &info) != 0) {
+		tel_error(d, "lcore %u has no NAPI context %ld", lcore_id,
+			  napi_id);
+		goto out;
+	}
 	p = info.params;
 	for (item = strtok_r(buf, ",", &save); item != NULL;
 	     item = strtok_r(NULL, ",", &save))
-		if (napi_set_item(item, &p) != 0)
+		if (napi_set_item(item, &p, d) != 0)
 			goto out;
 	ret = sirq_napi_set(lc, (unsigned int)napi_id, &p);
-	if (ret == 0 && sirq_napi_get(lc, (unsigned int)napi_id, &info) == 0)
+	if (ret != 0)
+		tel_error(d, "napi-set refused (%s): a deferral needs its timeout, timeouts up to 1 s",
+			  strerror(-ret));
+	else if (sirq_napi_get(lc, (unsigned int)napi_id, &info) == 0)
 		tel_napi_dict(d, &info, lcore_id);
 out:
 	sirq_lcore_registry_unlock();
-	return ret;
+	return 0;
+}
+
+/* The control plane: /sirq/params and /sirq/params_set, as sysctl. */
+
+static void
+tel_params_dict(struct rte_tel_data *d, const struct sirq_lcore *lc)
+{
+	struct sirq_lcore_params p;
+
+	sirq_lcore_get_params(lc, &p);
+	rte_tel_data_start_dict(d);
+	rte_tel_data_add_dict_string(d, "policy",
+				     sirq_policy_name(p.engine.policy));
+	rte_tel_data_add_dict_string(d, "mode", mode_names[lc->conf.mode]);
+	tel_emit(d, "max_restart", p.engine.max_restart);
+	tel_emit(d, "max_time_ns", p.engine.max_time_ns);
+	tel_emit(d, "defer_window_ns", p.engine.defer_window_ns);
+	tel_emit(d, "overload_window_ns", p.engine.overload_window_ns);
+	tel_emit(d, "expedited_mask", p.engine.expedited_mask);
+	tel_emit(d, "tick_hz", p.engine.tick_hz);
+	tel_emit(d, "stall_threshold_ns", p.engine.stall_threshold_ns);
+	tel_emit(d, "napi_weight", p.napi_weight);
+	tel_emit(d, "netdev_budget", p.netdev_budget);
+	tel_emit(d, "netdev_budget_us", p.netdev_budget_us);
+	tel_emit(d, "irq_tick_us", p.irq_tick_us);
+	tel_emit(d, "worker_boost_priority", (uint64_t)p.worker_boost_priority);
+}
+
+static void
+tel_params_one(struct sirq_lcore *lc, void *arg)
+{
+	struct tel_walk *w = arg;
+	struct rte_tel_data *per = rte_tel_data_alloc();
+	char name[32];
+
+	if (per == NULL)
+		return;
+	tel_params_dict(per, lc);
+	snprintf(name, sizeof(name), "lcore%u", lc->lcore_id);
+	rte_tel_data_add_dict_container(w->d, name, per, 0);
+}
+
+/* params: "LCORE", or nothing for every lcore. */
+static int
+tel_params(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	struct tel_walk w = { .d = d };
+	struct sirq_lcore *lc;
+
+	RTE_SET_USED(cmd);
+	if (params == NULL || *params == '\0') {
+		rte_tel_data_start_dict(d);
+		sirq_lcore_foreach(tel_params_one, &w);
+		return 0;
+	}
+	sirq_lcore_registry_lock();
+	lc = tel_lookup(params, d);
+	if (lc != NULL)
+		tel_params_dict(d, lc);
+	sirq_lcore_registry_unlock();
+	return 0;
+}
+
+/* One "key=value" of params_set into @p; NULL, or why not in @why. */
+static const char *
+params_set_item(char *item, struct sirq_lcore_params *p, char *why,
+		size_t len)
+{
+	char *eq = strchr(item, '=');
+	const char *key = item, *val;
+	uint64_t v;
+	int pol;
+
+	if (eq == NULL) {
+		snprintf(why, len, "'%s' is not key=value", item);
+		return why;
+	}
+	*eq = '\0';
+	val = eq + 1;
+	if (strcmp(key, "policy") == 0) {
+		pol = sirq_policy_from_name(val);
+		if (pol < 0) {
+			snprintf(why, len,
+				 "unknown policy '%s' (mainline, ksoftirqd, kicinski, deferred)",
+				 val);
+			return why;
+		}
+		p->engine.policy = (enum sirq_policy_id)pol;
+		return NULL;
+	}
+#define U(name, field, max) \
+	if (strcmp(key, name) == 0) { \
+		if (parse_u64(val, max, &v) != 0) { \
+			snprintf(why, len, "bad value '%s' for %s (0..%" PRIu64 ")", \
+				 val, key, (uint64_t)(max)); \
+			return why; \
+		} \
+		field = v; \
+		return NULL; \
+	}
+	U("max_restart", p->engine.max_restart, UINT32_MAX)
+	U("max_time_ns", p->engine.max_time_ns, UINT64_MAX)
+	U("defer_window_ns", p->engine.defer_window_ns, UINT64_MAX)
+	U("overload_window_ns", p->engine.overload_window_ns, UINT64_MAX)
+	U("expedited_mask", p->engine.expedited_mask, UINT32_MAX)
+	U("tick_hz", p->engine.tick_hz, UINT32_MAX)
+	U("stall_threshold_ns", p->engine.stall_threshold_ns, UINT64_MAX)
+	U("napi_weight", p->napi_weight, UINT16_MAX)
+	U("netdev_budget", p->netdev_budget, UINT16_MAX)
+	U("netdev_budget_us", p->netdev_budget_us, UINT32_MAX)
+	U("irq_tick_us", p->irq_tick_us, UINT32_MAX)
+	U("worker_boost_priority", p->worker_boost_priority, INT32_MAX)
+#undef U
+	snprintf(why, len, "unknown key '%s'", key);
+	return why;
+}
+
+/* Apply "key=value,..." to @lc; NULL, or why not in @why. */
+static const char *
+params_set_lcore(struct sirq_lcore *lc, const char *items, char *why,
+		 size_t len)
+{
+	struct sirq_lcore_params p;
+	char buf[512], *item, *save = NULL;
+	const char *bad;
+
+	if ((size_t)snprintf(buf, sizeof(buf), "%s", items) >= sizeof(buf)) {
+		snprintf(why, len, "parameters longer than %zu characters",
+			 sizeof(buf) - 1);
+		return why;
+	}
+	sirq_lcore_get_params(lc, &p);
+	for (item = strtok_r(buf, ",", &save); item != NULL;
+	     item = strtok_r(NULL, ",", &save)) {
+		bad = params_set_item(item, &p, why, len);
+		if (bad != NULL)
+			return bad;
+	}
+	if (sirq_lcore_set_params(lc, &p) != 0) {
+		snprintf(why, len,
+			 "lcore %u refused the values (the log names the bad one)",
+			 lc->lcore_id);
+		return why;
+	}
+	return NULL;
+}
+
+struct params_set_walk {
+	const char *items;
+	const char *bad;
+	char why[RTE_TEL_MAX_STRING_LEN];
+};
+
+static void
+params_set_one(struct sirq_lcore *lc, void *arg)
+{
+	struct params_set_walk *w = arg;
+
+	if (w->bad == NULL)
+		w->bad = params_set_lcore(lc, w->items, w->why, sizeof(w->why));
+}
+
+/*
+ * params_set: "LCORE|all,key=value[,key=value...]": the lcore's (or every
+ * lcore's) parameters with these changed, applied under its execution
+ * lock, as a sysctl write. Replies with what /sirq/params then shows.
+ */
+static int
+tel_params_set(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	struct params_set_walk w = { .bad = NULL };
+	struct tel_walk tw = { .d = d };
+	struct sirq_lcore *lc;
+	const char *comma;
+	char target[16];
+
+	RTE_SET_USED(cmd);
+	comma = params != NULL ? strchr(params, ',') : NULL;
+	if (comma == NULL || comma == params ||
+	    (size_t)(comma - params) >= sizeof(target))
+		return tel_error(d, "parameters '%s': want LCORE|all,key=value[,key=value...]",
+				 params != NULL ? params : "");
+	memcpy(target, params, (size_t)(comma - params));
+	target[comma - params] = '\0';
+	w.items = comma + 1;
+	if (strcmp(target, "all") == 0) {
+		sirq_lcore_foreach(params_set_one, &w);
+		if (w.bad != NULL)
+			return tel_error(d, "%s", w.bad);
+		rte_tel_data_start_dict(d);
+		sirq_lcore_foreach(tel_params_one, &tw);
+		return 0;
+	}
+	sirq_lcore_registry_lock();
+	lc = tel_lookup(target, d);
+	if (lc != NULL) {
+		w.bad = params_set_lcore(lc, w.items, w.why, sizeof(w.why));
+		if (w.bad != NULL)
+			tel_error(d, "%s", w.bad);
+		else
+			tel_params_dict(d, lc);
+	}
+	sirq_lcore_registry_unlock();
+	return 0;
 }
 
 int
@@ -505,6 +775,10 @@ sirq_telemetry_register(void)
 		  "NAPI contexts of an lcore, as netdev-genl napi-get. Parameters: lcore[,napi id]." },
 		{ "/sirq/napi_set", tel_napi_set,
 		  "napi-set. Parameters: lcore,id,key=value,... (defer_hard_irqs, gro_flush_timeout, irq_suspend_timeout ns, threaded 0/1)." },
+		{ "/sirq/params", tel_params,
+		  "Run-time parameters (policy, limits, budgets) of an lcore, or all. Parameter: [lcore id]." },
+		{ "/sirq/params_set", tel_params_set,
+		  "Change run-time parameters (keys as /sirq/params shows). Parameters: lcore|all,key=value,..." },
 	};
 	static bool done;
 	unsigned int i;

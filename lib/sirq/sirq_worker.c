@@ -154,12 +154,14 @@ thread_cpu_ns(clockid_t clock)
 void
 sirqd_lock_busy(struct sirqd *w)
 {
-	struct sched_param sp = { .sched_priority = w->pi_priority };
+	/* sirq_lcore_set_params() may change it from another thread. */
+	int prio = __atomic_load_n(&w->pi_priority, __ATOMIC_RELAXED);
+	struct sched_param sp = { .sched_priority = prio };
 	uintptr_t token = __atomic_load_n(&w->token, __ATOMIC_ACQUIRE);
 	uint64_t cpu_ns;
 	int ret;
 
-	if (w->pi_priority == 0 || token == 0 ||
+	if (prio == 0 || token == 0 ||
 	    sirq_exec_lock_owner(w->cpu) != token ||
 	    !sirq_inline_wanted(w->cpu)) {
 		w->pi_watching = false;
@@ -189,8 +191,8 @@ sirqd_lock_busy(struct sirqd *w)
 		} else {
 			SIRQ_LOG(WARNING,
 				 "sirqd/%u: SCHED_FIFO %d refused (%s): a preempted pass keeps the dispatcher waiting",
-				 w->lcore_id, w->pi_priority, strerror(ret));
-			w->pi_priority = 0;
+				 w->lcore_id, prio, strerror(ret));
+			__atomic_store_n(&w->pi_priority, 0, __ATOMIC_RELAXED);
 			__atomic_store_n(&w->pi_lent, 0, __ATOMIC_RELAXED);
 		}
 	}

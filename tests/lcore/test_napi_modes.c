@@ -835,10 +835,7 @@ json_has(const char *json, const char *text)
 	return strstr(json, text) != NULL;
 }
 
-/*
- * A refused command: the callback's negative return value, which DPDK's
- * telemetry sends as {"<command>": null}.
- */
+/* A refused command answers with the reason: {"<command>": {"error": ...}}. */
 static void
 expect_refused(const char *cmd, const char *name)
 {
@@ -846,7 +843,7 @@ expect_refused(const char *cmd, const char *name)
 	char want[64];
 
 	telemetry(cmd, out, sizeof(out));
-	snprintf(want, sizeof(want), "{\"%s\": null}", name);
+	snprintf(want, sizeof(want), "{\"%s\": {\"error\": \"", name);
 	cr_expect(json_has(out, want), "%s: %s", cmd, out);
 }
 

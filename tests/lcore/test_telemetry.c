@@ -9,6 +9,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <rte_eth_ring.h>
 #include <rte_ring.h>
@@ -96,4 +97,94 @@ Test(lcore_telemetry, dpdk_telemetry_py_reads_the_counters, .timeout = 60)
 	sirq_lcore_stats_get(lc, &ls);
 	cr_expect_eq(ls.rx_packets, PACKETS);
 	sirq_lcore_free(lc);
+}
+
+/*
+ * The control plane: /sirq/params_set changes the policy of a flooded
+ * lcore from the telemetry thread, and the next pass obeys it. mainline
+ * runs the flood inline; once deferred is set, nothing runs inline any
+ * more and sirqd has it all.
+ */
+static uint64_t
+net_rx_runs(struct sirq_lcore *lc, enum sirq_ctx ctx)
+{
+	struct sirq_stats st;
+
+	sirq_stats_get(sirq_lcore_cpu(lc), &st);
+	return st.runs[SIRQ_NET_RX][ctx];
+}
+
+Test(lcore_telemetry, params_set_changes_the_policy_under_a_flood, .timeout = 60)
+{
+	static const char *const vdevs[] = { "net_null0", NULL };
+	static char out[65536];
+	struct sirq_lcore_params p;
+	struct sirq_lcore_conf conf;
+	struct sirq_lcore *lc;
+	uint64_t inline_at_set, worker_at_set;
+	char cmd[128];
+
+	eal_start(vdevs);
+	port_start(0, 1, false);
+	sirq_lcore_conf_default(&conf);
+	conf.params.policy = SIRQ_POLICY_MAINLINE;
+	lc = sirq_lcore_create(TEST_LCORE, &conf);
+	cr_assert(lc != NULL);
+	cr_assert(sirq_lcore_add_rx_queue(lc, 0, 0, drop_rx, NULL) == 0);
+	cr_assert(sirq_telemetry_register() == 0);
+	dispatcher_launch(lc);
+	usleep(200 * 1000);
+	cr_assert_gt(net_rx_runs(lc, SIRQ_CTX_INLINE), 0, "mainline ran inline");
+
+	snprintf(cmd, sizeof(cmd), "/sirq/params,%d", TEST_LCORE);
+	telemetry(cmd, out, sizeof(out));
+	cr_expect(strstr(out, "\"policy\": \"mainline\"") != NULL, "%s", out);
+
+	/* Applied when the reply comes: the next pass is the new policy's. */
+	snprintf(cmd, sizeof(cmd), "/sirq/params_set,%d,policy=deferred,max_restart=5",
+		 TEST_LCORE);
+	telemetry(cmd, out, sizeof(out));
+	inline_at_set = net_rx_runs(lc, SIRQ_CTX_INLINE);
+	worker_at_set = net_rx_runs(lc, SIRQ_CTX_WORKER);
+	cr_expect(strstr(out, "\"policy\": \"deferred\"") != NULL, "%s", out);
+	cr_expect_eq(json_i64(out, "max_restart"), 5, "%s", out);
+	cr_assert_eq(sirq_lcore_get_params(lc, &p), 0);
+	cr_expect_eq(p.engine.policy, SIRQ_POLICY_DEFERRED);
+	usleep(300 * 1000);
+	cr_expect_eq(net_rx_runs(lc, SIRQ_CTX_INLINE), inline_at_set,
+		     "NET_RX ran inline after deferred was set");
+	cr_expect_gt(net_rx_runs(lc, SIRQ_CTX_WORKER), worker_at_set,
+		     "sirqd took the flood");
+
+	/* Bad values are refused with the reason, and change nothing. */
+	snprintf(cmd, sizeof(cmd), "/sirq/params_set,%d,policy=fastest", TEST_LCORE);
+	telemetry(cmd, out, sizeof(out));
+	cr_expect(strstr(out, "unknown policy 'fastest'") != NULL, "%s", out);
+	snprintf(cmd, sizeof(cmd), "/sirq/params_set,%d,max_restart=0", TEST_LCORE);
+	telemetry(cmd, out, sizeof(out));
+	cr_expect(strstr(out, "\"error\"") != NULL, "%s", out);
+	snprintf(cmd, sizeof(cmd), "/sirq/params_set,%d,napi_weight=65536", TEST_LCORE);
+	telemetry(cmd, out, sizeof(out));
+	cr_expect(strstr(out, "bad value '65536' for napi_weight") != NULL, "%s", out);
+	snprintf(cmd, sizeof(cmd), "/sirq/params_set,%d,no_such_key=1", TEST_LCORE);
+	telemetry(cmd, out, sizeof(out));
+	cr_expect(strstr(out, "unknown key 'no_such_key'") != NULL, "%s", out);
+	cr_assert_eq(sirq_lcore_get_params(lc, &p), 0);
+	cr_expect_eq(p.engine.policy, SIRQ_POLICY_DEFERRED);
+	cr_expect_eq(p.engine.max_restart, 5);
+
+	/* "all" sets every lcore; the reply lists them. */
+	telemetry("/sirq/params_set,all,policy=kicinski", out, sizeof(out));
+	cr_expect(strstr(out, "\"lcore1\"") != NULL, "%s", out);
+	cr_expect(strstr(out, "\"policy\": \"kicinski\"") != NULL, "%s", out);
+
+	/* The other commands say why too. */
+	telemetry("/sirq/stats,77", out, sizeof(out));
+	cr_expect(strstr(out, "lcore 77 has no sirq_lcore") != NULL, "%s", out);
+	telemetry("/sirq/stats,x", out, sizeof(out));
+	cr_expect(strstr(out, "is not an lcore id") != NULL, "%s", out);
+
+	dispatcher_join(lc);
+	sirq_lcore_free(lc);
+	cr_expect_eq(pool_in_use(), 0, "mbufs leaked");
 }
