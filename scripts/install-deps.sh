@@ -41,6 +41,9 @@ PKGS=(
 	debhelper
 	help2man
 	lintian
+	# the API reference (-Ddocs=true, docs/api): HTML only, no graphs,
+	# so no graphviz
+	doxygen
 )
 
 missing=()

@@ -2,8 +2,9 @@
 # Install dependencies, reserve hugepages if it can (scripts/hugepages.sh),
 # build with -Werror, run every test; then run the tests again under
 # ASan+UBSan, the engine's stress test under TSan, each libFuzzer target
-# for FUZZ_SECONDS (15) from its kept corpus, and build and check the
-# Debian packages once (tests/deb). Prints one summary line
+# for FUZZ_SECONDS (15) from its kept corpus, build and check the
+# Debian packages once (tests/deb), and build the API reference with
+# doxygen's warnings as errors (docs/api). Prints one summary line
 # "N passed, N failed" at the end; exit status 0 only if all passed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -131,6 +132,30 @@ case $rc in
 *) failed=$((failed + 1)); echo "== deb: 0 passed, 1 failed"
    echo "deb: tests/deb/check-deb.sh (exit $rc)" >>"$failures" ;;
 esac
+
+# The API reference, with doxygen's warnings as errors (docs/api): an
+# undocumented public symbol, parameter or return value fails it.
+echo "== docs: configure build-docs -Ddocs=true"
+rc=0
+if [ -d build-docs ]; then
+	meson setup --reconfigure build-docs -Ddocs=true -Dtests=false \
+		-Dapps=false -Dtools=false >/dev/null || rc=$?
+else
+	meson setup build-docs -Ddocs=true -Dtests=false -Dapps=false \
+		-Dtools=false >/dev/null || rc=$?
+fi
+if [ "$rc" -eq 0 ]; then
+	echo "== docs: build (doxygen)"
+	# Always run doxygen: an unchanged header would leave it up to date.
+	rm -rf build-docs/docs/api/html
+	ninja -C build-docs -j "$jobs" docs/api/html || rc=$?
+fi
+if [ "$rc" -eq 0 ]; then
+	passed=$((passed + 1)); echo "== docs: 1 passed, 0 failed"
+else
+	failed=$((failed + 1)); echo "== docs: 0 passed, 1 failed"
+	echo "docs: the API reference (doxygen warnings above)" >>"$failures"
+fi
 
 if [ -s "$failures" ]; then
 	echo "== failed:"
