@@ -35,7 +35,7 @@
 #include <rte_spinlock.h>
 #include <rte_timer.h>
 
-#include "sirq_lcore.h"
+#include "sirq_lcore_internal.h"
 
 RTE_LOG_REGISTER(sirq_logtype, sirq, INFO);
 
@@ -47,6 +47,14 @@ uint64_t sirq_tsc_ns_mult;
 
 static void lcore_worker_hardirq(void *ctx);
 static void sirqd_went_idle(void *arg);
+static void irq_worker_ran(void *arg);
+static void napi_thread_polled(void *arg);
+
+static inline bool
+lcore_should_stop(const struct sirq_lcore *lc)
+{
+	return __atomic_load_n(&lc->stop, __ATOMIC_RELAXED) != 0;
+}
 
 static uint64_t
 tsc_clock_ns(void *ctx)
@@ -364,7 +372,9 @@ sirq_lcore_create(unsigned int lcore_id, const struct sirq_lcore_conf *conf)
 	ret = sirqd_init(&lc->worker, lc->cpu, &lc->stats, lcore_id, socket,
 			 conf);
 	if (ret == 0)
-		ret = sirq_irq_init(&lc->irq, lcore_id);
+		ret = sirq_irq_init(&lc->irq, lcore_id,
+				    conf->mode == SIRQ_MODE_IRQ, conf->qsbr,
+				    conf->qsbr_dispatcher_id);
 	if (ret != 0) {
 		rte_errno = -ret;
 		goto fail;
@@ -376,6 +386,8 @@ sirq_lcore_create(unsigned int lcore_id, const struct sirq_lcore_conf *conf)
 	lc->rx.tx = &lc->tx;
 	lc->rx.lcore_id = lcore_id;
 	lc->rx.weight = conf->napi_weight;
+	lc->rx.thread_polled = napi_thread_polled;
+	lc->rx.thread_polled_arg = lc;
 	ret = sirq_rx_init(&lc->rx, conf->netdev_budget,
 			   conf->netdev_budget_us);
 	if (ret != 0) {
@@ -387,7 +399,7 @@ sirq_lcore_create(unsigned int lcore_id, const struct sirq_lcore_conf *conf)
 	lc->tx.stats = &lc->stats;
 	lc->tx.lcore_id = lcore_id;
 	lc->worker.idle = sirqd_went_idle;
-	lc->worker.ran = conf->mode == SIRQ_MODE_IRQ ? sirq_irq_worker_ran : NULL;
+	lc->worker.ran = conf->mode == SIRQ_MODE_IRQ ? irq_worker_ran : NULL;
 	lc->worker.idle_arg = lc;
 
 	ret = rte_timer_subsystem_init();
@@ -600,7 +612,10 @@ rcu_quiescent(struct sirq_lcore *lc)
  * the lock. When sirqd holds it, sirqd looks at those sources itself
  * before each pass.
  */
-enum sirq_irq_exit_result
+static enum sirq_irq_exit_result sirq_lcore_look(struct sirq_lcore *lc,
+						 bool interrupted);
+
+static enum sirq_irq_exit_result
 sirq_lcore_iteration(struct sirq_lcore *lc)
 {
 	return sirq_lcore_look(lc, true);
@@ -613,7 +628,7 @@ sirq_lcore_iteration(struct sirq_lcore *lc)
  * kernel's irq_exit() comes only with an interrupt, and a NIC queue
  * whose NAPI is scheduled is masked.
  */
-enum sirq_irq_exit_result
+static enum sirq_irq_exit_result
 sirq_lcore_look(struct sirq_lcore *lc, bool interrupted)
 {
 	enum sirq_irq_exit_result res;
@@ -623,7 +638,7 @@ sirq_lcore_look(struct sirq_lcore *lc, bool interrupted)
 	if (unlikely(!sirq_irq_enter(lc->cpu))) {
 		lc->timer_ticks = -1;
 		lc->look_busy = true;
-		__atomic_store_n(&lc->lock_wanted, 1, __ATOMIC_RELAXED);
+		sirq_irq_want_lock(&lc->irq);
 		sirqd_lock_busy(&lc->worker);
 		res = SIRQ_IRQ_EXIT_BUSY;
 	} else {
@@ -679,7 +694,7 @@ poll_wait_for_sirqd(struct sirq_lcore *lc)
 	/* Pairs with sirqd's store of IDLE, then load of poll_waiting. */
 	__atomic_store_n(&lc->poll_waiting, 1, __ATOMIC_SEQ_CST);
 	wait = sirq_worker_state(lc->cpu) == SIRQ_WORKER_RUNNABLE &&
-		!sirq_lcore_should_stop(lc);
+		!lcore_should_stop(lc);
 	if (wait) {
 		sirq_stat_add(&lc->stats.poll_waits, 1);
 		if (lc->conf.qsbr != NULL)
@@ -709,7 +724,7 @@ poll_loop(struct sirq_lcore *lc)
 {
 	enum sirq_irq_exit_result res;
 
-	while (!sirq_lcore_should_stop(lc)) {
+	while (!lcore_should_stop(lc)) {
 		res = sirq_lcore_iteration(lc);
 		if (lc->conf.app_fn != NULL)
 			lc->conf.app_fn(lc, lc->conf.app_arg);
@@ -729,6 +744,229 @@ poll_loop(struct sirq_lcore *lc)
 			 */
 			sched_yield();
 	}
+}
+
+/*
+ * irq mode: the dispatcher runs at SCHED_FIFO and sleeps between
+ * "interrupts" (sirq_irq.c sleeps and wakes it), so sirqd and the
+ * application's threads on this CPU only run while it sleeps, as
+ * ksoftirqd and user tasks do beside a hardirq. It wakes for an Rx
+ * interrupt where the PMD has them (net_tap), a kick (a raise from
+ * another thread), the tick, or the next rte_timer.
+ */
+static int
+irq_setup(struct sirq_lcore *lc)
+{
+	uint16_t i;
+	int ret;
+
+	ret = sirq_irq_setup(&lc->irq);
+	if (ret != 0)
+		return ret;
+	/* Rx interrupts where the PMD has them (sirq_rx_intr_start()). */
+	for (i = 0; i < lc->rx.nb_napi; i++) {
+		const struct sirq_napi *n = &lc->rx.napi[i];
+
+		if (n->intr_fd < 0)
+			continue;
+		ret = sirq_irq_watch(&lc->irq, n->intr_fd, i);
+		if (ret != 0)
+			return ret;
+	}
+	sirq_irq_fifo(&lc->irq, lc->conf.irq_priority);
+	SIRQ_LOG(INFO, "lcore %u: irq mode, %u Rx interrupt(s), tick %u us",
+		 lc->lcore_id, lc->rx.nb_intr, lc->conf.irq_tick_us);
+	return 0;
+}
+
+/*
+ * Would a look find anything that no "interrupt" brings? Not when every
+ * queue of the lcore either has its Rx interrupt armed or is masked
+ * (sirq_rx_irq_quiet()), with the work of those NET_RX polls at sirqd,
+ * which the policy leaves it to; and no transmitted packet is tracked,
+ * whose completion only a look sees. Then the dispatcher sleeps until
+ * the next tick, a timer, a kick or an Rx interrupt: a kernel whose NIC
+ * is masked while ksoftirqd polls it spends nothing in irq_exit() until
+ * the tick either. When the policy would run the work itself (mainline,
+ * kicinski past its window), the looks go on: they are what lends a
+ * preempted sirqd the CPU (sirqd_lock_busy()).
+ */
+static bool
+irq_looks_idle(struct sirq_lcore *lc)
+{
+	bool net_rx_has;
+
+	if (lc->rx.nb_napi == 0 || sirq_tx_tracking(&lc->tx) ||
+	    !sirq_rx_irq_quiet(&lc->rx, &net_rx_has))
+		return false;
+	return !net_rx_has ||
+		(sirq_worker_state(lc->cpu) == SIRQ_WORKER_RUNNABLE &&
+		 !sirq_inline_wanted(lc->cpu));
+}
+
+/*
+ * How long to sleep: until the next look (irq_tick_us), or, when no look
+ * is needed, until the next tick (@next_tick; 0 with tick_hz 0, where
+ * every look is a tick). sirqd wakes it sooner if a queue it gives back
+ * needs looks again, or it goes idle (irq_worker_ran()).
+ */
+static uint64_t
+irq_sleep_ns(struct sirq_lcore *lc, uint64_t next_tick)
+{
+	uint64_t look_ns = (uint64_t)__atomic_load_n(&lc->conf.irq_tick_us,
+						    __ATOMIC_RELAXED) * SIRQ_NS_PER_US;
+	uint64_t now;
+
+	if (next_tick == 0 || !irq_looks_idle(lc))
+		return look_ns;
+	/* The flag, then the look again: pairs with irq_worker_ran(). */
+	sirq_irq_tick_sleep_begin(&lc->irq);
+	now = sirq_now_ns();
+	if (!irq_looks_idle(lc) || next_tick <= now + look_ns) {
+		sirq_irq_tick_sleep_cancel(&lc->irq);
+		return look_ns;
+	}
+	sirq_stat_add(&lc->stats.irq_tick_sleeps, 1);
+	return next_tick - now;
+}
+
+/*
+ * sirqd, after each of its runs, in irq mode: a dispatcher sleeping until
+ * the tick is woken once a look is needed again (a queue given back
+ * without an Rx interrupt to bring its next packet, a tracked packet
+ * sent) or sirqd went idle.
+ */
+static void
+irq_worker_ran(void *arg)
+{
+	struct sirq_lcore *lc = arg;
+
+	sirq_irq_napi_timer(&lc->irq, &lc->rx.sd);
+	/* sirqd's run, then the flag: pairs with irq_sleep_ns(). */
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	if (!sirq_irq_tick_sleeping(&lc->irq) || irq_looks_idle(lc))
+		return;
+	sirq_irq_tick_sleep_end(&lc->irq);
+}
+
+/*
+ * A NAPI thread or a busy poller let go of the execution lock after a
+ * poll: a dispatcher asleep past a NAPI timer it armed wakes, one that
+ * wants the lock back gets it (sirq_irq_lock_handback()).
+ */
+static void
+napi_thread_polled(void *arg)
+{
+	struct sirq_lcore *lc = arg;
+
+	sirq_irq_napi_timer(&lc->irq, &lc->rx.sd);
+	sirq_irq_lock_handback(&lc->irq, lc->cpu);
+}
+
+/*
+ * Sleep @sleep_ns at most: until an Rx interrupt, a kick, the next
+ * timer as the last "hardirq" read it (none when sirqd held the lock:
+ * sirqd looks at the timers itself before each pass), or the next NAPI
+ * timer. True if an fd woke it.
+ */
+static bool
+irq_sleep(struct sirq_lcore *lc, uint64_t sleep_ns)
+{
+	uint64_t napi_timer, rx_events = 0, now = sirq_now_ns();
+	bool woken;
+
+	if (lc->timer_ticks > 0)
+		sleep_ns = RTE_MIN(sleep_ns,
+				   sirq_tsc_to_ns((uint64_t)lc->timer_ticks));
+	/* The wake-up, then the timers: pairs with sirq_irq_napi_timer(). */
+	sirq_irq_sleep_begin(&lc->irq, now + sleep_ns);
+	napi_timer = sirq_softnet_next_timer(&lc->rx.sd);
+	/*
+	 * A deferred NAPI's re-poll (napi_watchdog()'s hrtimer). One already
+	 * due is the next look's, unless the lock was busy: sirqd fires it
+	 * before its next pass, and a FIFO dispatcher that did not sleep for
+	 * it would keep sirqd off the CPU.
+	 */
+	if (napi_timer != 0) {
+		if (napi_timer > now)
+			sleep_ns = RTE_MIN(sleep_ns, napi_timer - now);
+		else if (!lc->look_busy)
+			sleep_ns = 0;
+	}
+	sirq_stat_add(&lc->stats.irq_sleeps, 1);
+	woken = sirq_irq_sleep(&lc->irq, sleep_ns, &rx_events);
+	sirq_stat_add(&lc->stats.irq_rx_events, rx_events);
+	return woken;
+}
+
+/*
+ * The scheduler tick: every 1/tick_hz s the dispatcher decides again
+ * whether or not a queue interrupted (the kernel's irq_exit() after the
+ * tick, with the NIC masked while its NAPI is scheduled). tick_hz 0:
+ * every look decides.
+ */
+static bool
+irq_tick_due(struct sirq_lcore *lc, uint64_t *next_tick)
+{
+	uint32_t hz = sirq_cpu_conf(lc->cpu)->params.tick_hz;
+	uint64_t now, period;
+
+	if (hz == 0)
+		return true;
+	period = SIRQ_NS_PER_SEC / hz;
+	now = sirq_now_ns();
+	if (now < *next_tick && *next_tick - now <= period)
+		return false;
+	/* On the tick's grid; ticks missed while busy are not made up. */
+	*next_tick = now - now % period + period;
+	sirq_stat_add(&lc->stats.irq_ticks, 1);
+	return true;
+}
+
+/*
+ * Work is still found by fetching where the PMD has no descriptor
+ * status, and interrupts are edge-triggered, so every wake-up looks at
+ * every idle queue before sleeping again.
+ */
+static void
+irq_loop(struct sirq_lcore *lc)
+{
+	enum sirq_irq_exit_result res;
+	uint64_t next_tick = 0;
+	bool woken = true;
+
+	while (!lcore_should_stop(lc)) {
+		bool tick = irq_tick_due(lc, &next_tick);
+
+		res = sirq_lcore_look(lc, woken || tick);
+		woken = false;
+		/*
+		 * Loop at once only for work of our own: pending again, or a
+		 * timer that was due and ran here, whose next deadline the
+		 * next "hardirq" reads. Work left to sirqd, or a lock held by
+		 * sirqd or a bh-disabled thread, needs them to run, which a
+		 * SCHED_FIFO loop would prevent.
+		 */
+		if (res != SIRQ_IRQ_EXIT_RAN ||
+		    sirq_worker_state(lc->cpu) == SIRQ_WORKER_RUNNABLE ||
+		    (sirq_pending(lc->cpu) == 0 && lc->timer_ticks != 0))
+			woken = irq_sleep(lc, irq_sleep_ns(lc, next_tick));
+	}
+}
+
+static int
+irq_run(struct sirq_lcore *lc)
+{
+	int ret;
+
+	ret = irq_setup(lc);
+	if (ret == 0)
+		irq_loop(lc);
+	else
+		SIRQ_LOG(ERR, "lcore %u: irq mode set-up: %s", lc->lcore_id,
+			 strerror(-ret));
+	sirq_irq_teardown(&lc->irq);
+	return ret;
 }
 
 /*
@@ -779,7 +1017,7 @@ sirq_lcore_main(void *arg)
 	}
 
 	if (lc->conf.mode == SIRQ_MODE_IRQ)
-		ret = sirq_irq_run(lc);
+		ret = irq_run(lc);
 	else
 		poll_loop(lc);
 
@@ -937,10 +1175,10 @@ sirq_napi_busy_poll(struct sirq_lcore *lc, unsigned int napi_id,
 							(uint16_t)napi_id,
 							budget) : 0;
 		sirq_bh_enable(lc->cpu);
-		sirq_irq_lock_handback(lc);
+		sirq_irq_lock_handback(&lc->irq, lc->cpu);
 		got += work;
 		if (work != 0 || end == 0 || sirq_now_ns() >= end ||
-		    sirq_lcore_should_stop(lc))
+		    lcore_should_stop(lc))
 			break;
 		rte_pause();
 	}
@@ -949,8 +1187,7 @@ sirq_napi_busy_poll(struct sirq_lcore *lc, unsigned int napi_id,
 		got += sirq_napi_busy_poll_stop(&lc->rx.sd, (uint16_t)napi_id,
 						prefer_busy_poll, budget);
 		sirq_bh_enable(lc->cpu);
-		sirq_irq_napi_timer(lc);
-		sirq_irq_lock_handback(lc);
+		napi_thread_polled(lc);
 	}
 	busy_poll_leave(self);
 	return (int)got;
@@ -975,7 +1212,7 @@ napi_irqs(struct sirq_lcore *lc, unsigned int napi_id, bool suspend)
 	else
 		sirq_softnet_resume_irqs(&lc->rx.sd, (uint16_t)napi_id);
 	sirq_bh_enable(lc->cpu);
-	sirq_irq_napi_timer(lc);
+	sirq_irq_napi_timer(&lc->irq, &lc->rx.sd);
 	busy_poll_leave(self);
 	return ret;
 }

@@ -27,7 +27,6 @@
 #include <rte_mbuf.h>
 
 #include "sirq_dpdk.h"
-#include "sirq_irq.h"
 #include "sirq_napi.h"
 
 /* Queues whose work any thread may see without the lock. */
@@ -496,6 +495,45 @@ sirq_net_rx_action(struct sirq_cpu *cpu, void *arg)
 }
 
 /*
+ * irq mode: would a look at the queues find anything that no
+ * "interrupt" brings? Not when every queue either has its Rx interrupt
+ * armed (the PMD's event wakes the dispatcher, as l3fwd-power sleeps on
+ * it) or is masked: scheduled, or idle with its deferred interrupt
+ * waiting for its timer (the dispatcher's sleep wakes for that, and
+ * whoever arms one sooner kicks it). True then, with @net_rx_has set if
+ * a scheduled queue waits for NET_RX (wherever NET_RX runs) rather than
+ * for its thread or a busy poller; false if a queue needs a look.
+ */
+bool
+sirq_rx_irq_quiet(const struct sirq_rx *rx, bool *net_rx_has)
+{
+	uint64_t sched = __atomic_load_n(&rx->sd.sched, __ATOMIC_ACQUIRE);
+	uint64_t irq_off = __atomic_load_n(&rx->sd.irq_off, __ATOMIC_RELAXED);
+	uint64_t threaded = __atomic_load_n(&rx->sd.threaded,
+					    __ATOMIC_RELAXED);
+	uint64_t busy = __atomic_load_n(&rx->sd.in_busy_poll,
+					__ATOMIC_RELAXED);
+	bool masked = false;
+	uint16_t i;
+
+	for (i = 0; i < rx->nb_napi; i++) {
+		const struct sirq_napi *n = &rx->napi[i];
+		uint64_t bit = UINT64_C(1) << i;
+
+		/* Its thread or a busy poller has it; or its timer will. */
+		if (sched & bit)
+			masked |= ((threaded | busy) & bit) == 0;
+		else if (irq_off & bit)
+			continue;
+		else if (n->intr_fd < 0 || (n->intr_ctl &&
+			 !__atomic_load_n(&n->intr_on, __ATOMIC_RELAXED)))
+			return false;
+	}
+	*net_rx_has = masked;
+	return true;
+}
+
+/*
  * Threaded NAPI (napi_threaded_poll()): the context's own thread, as
  * the lcore (its handlers use the lcore's mempool cache and TX buffers,
  * under the execution lock like sirqd), SCHED_OTHER on the lcore's CPUs.
@@ -542,8 +580,7 @@ napi_thread_main(void *arg)
 			sirq_bh_disable(rx->cpu);
 			repoll = sirq_napi_threaded_poll(&rx->sd, idx);
 			sirq_bh_enable(rx->cpu);
-			sirq_irq_napi_timer(rx->lc);
-			sirq_irq_lock_handback(rx->lc);
+			rx->thread_polled(rx->thread_polled_arg);
 			/* A stop ends a context that always has work too. */
 			if (!repoll || __atomic_load_n(&n->thread_stop,
 						       __ATOMIC_RELAXED) != 0)

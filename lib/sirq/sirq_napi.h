@@ -120,6 +120,14 @@ struct sirq_rx {
 	uint16_t nb_count;		/* queues with SIRQ_NAPI_IRQ_COUNT */
 	uint16_t nb_monitor;		/* queues with SIRQ_NAPI_IRQ_MONITOR */
 	uint16_t nb_intr;		/* queues with an Rx interrupt fd */
+	/*
+	 * Called by a NAPI thread each time it has let go of the execution
+	 * lock after a poll, bottom halves on again: the dispatcher may want
+	 * the lock back, or be asleep past a NAPI timer the poll armed. The
+	 * lcore sets it; NAPI knows nothing of how the dispatcher sleeps.
+	 */
+	void (*thread_polled)(void *arg);
+	void *thread_polled_arg;
 	struct sirq_napi napi[SIRQ_LCORE_MAX_NAPI];
 };
 
@@ -132,6 +140,7 @@ unsigned int sirq_rx_intr_start(struct sirq_rx *rx);
 unsigned int sirq_hardirq_rx_desc(struct sirq_rx *rx);
 unsigned int sirq_hardirq_rx_fetch(struct sirq_rx *rx);
 void sirq_net_rx_action(struct sirq_cpu *cpu, void *arg);
+bool sirq_rx_irq_quiet(const struct sirq_rx *rx, bool *net_rx_has);
 int sirq_rx_napi_set(struct sirq_rx *rx, uint16_t idx,
 		     const struct sirq_napi_params *p, bool running);
 int sirq_rx_threads_start(struct sirq_rx *rx);

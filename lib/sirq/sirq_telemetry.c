@@ -20,7 +20,7 @@
 #include <rte_telemetry.h>
 
 #include "sirq_private.h"
-#include "sirq_lcore.h"
+#include "sirq_lcore_internal.h"
 
 static const char *const mode_names[SIRQ_MODE_MAX] = {
 	[SIRQ_MODE_POLL] = "poll",

@@ -26,7 +26,7 @@
 
 #include "eal_harness.h"
 #include "sirq.h"
-#include "sirq_lcore.h"
+#include "sirq_lcore_internal.h"
 
 static const char *const null_vdev[] = { "net_null0", NULL };
 

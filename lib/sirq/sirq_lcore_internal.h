@@ -1,12 +1,26 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 
-#ifndef SIRQ_LCORE_H
-#define SIRQ_LCORE_H
+#ifndef SIRQ_LCORE_INTERNAL_H
+#define SIRQ_LCORE_INTERNAL_H
 
 /*
- * Internal to libsirq: the per-lcore state of the DPDK binding. Each part
- * owns its types in its own header (NAPI, TX, sirqd, irq mode); this one
- * puts them together. Not installed.
+ * Internal to libsirq: struct sirq_lcore, the per-lcore state of the
+ * DPDK binding, whose public face is the opaque handle of sirq.h. Not
+ * installed; the name leaves sirq_lcore.h to the public binding header.
+ *
+ * Each room of the binding owns its types in its own header, and this
+ * one puts them together; the rooms below include none of it. From the
+ * bottom up:
+ *  - sirq_dpdk.h: log, clock, SIRQ_ASSERT_EXCLUSIVE() (engine below);
+ *  - sirq_irq.h: how the dispatcher sleeps and is woken;
+ *  - sirq_tx.h: TX queues and completion;
+ *  - sirq_worker.h: sirqd, which reports back through its idle and ran
+ *    callbacks;
+ *  - sirq_napi.h: the Rx queues (it flushes TX at the end of a poll),
+ *    whose threads report back through thread_polled.
+ * sirq_lcore.c, the dispatcher, calls down into all of them and is
+ * called back only through those callbacks; sirq_telemetry.c reads
+ * lcores from above.
  */
 
 #include <pthread.h>
@@ -33,13 +47,11 @@ struct sirq_lcore {
 	 * it, for the irq-mode sleep; -1: none, or not read (lock busy).
 	 */
 	int64_t timer_ticks;
-	/* That "hardirq" found the execution lock busy. */
-	bool look_busy;
 	/*
-	 * ... and wants it: a NAPI thread or busy poller that lets go of it
-	 * kicks the dispatcher and yields (sirq_irq_lock_handback()).
+	 * That "hardirq" found the execution lock busy (and said it wants
+	 * it: sirq_irq_want_lock()).
 	 */
-	uint32_t lock_wanted;
+	bool look_busy;
 	/* napi-set against the stop: the threads start and stop under it. */
 	pthread_mutex_t napi_set_lock;
 
@@ -50,8 +62,6 @@ struct sirq_lcore {
 
 	/* Poll mode: the dispatcher waits for sirqd to go idle. */
 	uint32_t poll_waiting;
-	/* irq mode: the dispatcher sleeps until the tick (irq_looks_idle()). */
-	uint32_t irq_tick_sleep;
 	/*
 	 * Between the start and the stop of sirq_lcore_main(): set under the
 	 * lock, cleared without it; busy polls and napi-set read it under it.
@@ -62,20 +72,11 @@ struct sirq_lcore {
 	struct sirq_lcore_stats stats __rte_cache_aligned;
 };
 
-enum sirq_irq_exit_result sirq_lcore_iteration(struct sirq_lcore *lc);
-enum sirq_irq_exit_result sirq_lcore_look(struct sirq_lcore *lc,
-					  bool interrupted);
-
-static inline bool
-sirq_lcore_should_stop(const struct sirq_lcore *lc)
-{
-	return __atomic_load_n(&lc->stop, __ATOMIC_RELAXED) != 0;
-}
-
+/* The registry of lcores, for telemetry and the JSON report. */
 void sirq_lcore_foreach(void (*fn)(struct sirq_lcore *lc, void *arg),
 			void *arg);
 void sirq_lcore_registry_lock(void);
 void sirq_lcore_registry_unlock(void);
 struct sirq_lcore *sirq_lcore_lookup_locked(unsigned int lcore_id);
 
-#endif /* SIRQ_LCORE_H */
+#endif /* SIRQ_LCORE_INTERNAL_H */
