@@ -382,14 +382,15 @@ Test(api, set_params_refuses_invalid_params_and_changes_nothing)
 }
 
 /*
- * NULL where the API checks for it. The hot paths (sirq_raise(),
- * sirq_irq_exit(), sirq_worker_run(), the tasklet calls) take a valid
- * CPU or tasklet as a precondition and do not check, as raise_softirq()
- * does not: docs/reliability.md lists them.
+ * Every public engine function takes NULL without crashing: the ones
+ * that return a status say -EINVAL (or NULL / false / 0), the void ones
+ * do nothing.
  */
-Test(api, null_arguments_are_refused_where_the_api_checks_them)
+Test(api, every_function_refuses_null_arguments)
 {
 	struct sirq_cpu_conf conf = { .name = "null" };
+	struct sirq_tasklet t;
+	struct sirq_stats st;
 
 	conf.params = harness_params(SIRQ_POLICY_MAINLINE);
 	errno = 0;
@@ -398,10 +399,80 @@ Test(api, null_arguments_are_refused_where_the_api_checks_them)
 	errno = 0;
 	cr_assert(eq(ptr, sirq_cpu_init(NULL, &conf), NULL));
 	cr_assert(eq(int, errno, EINVAL));
+	sirq_params_default(NULL);
 	cr_assert(eq(int, sirq_params_check(NULL), -EINVAL));
+	cr_assert(ne(ptr, (void *)sirq_params_why_invalid(NULL), NULL));
+	cr_assert(eq(ptr, (void *)sirq_cpu_conf(NULL), NULL));
+	cr_assert(eq(int, sirq_cpu_set_params(NULL, &conf.params), -EINVAL));
 	cr_assert(eq(int, sirq_register(NULL, VEC_APP0, never_called, NULL,
 					NULL), -EINVAL));
+	cr_assert(eq(int, sirq_vector_alloc(NULL, never_called, NULL, NULL),
+		     -EINVAL));
 	cr_assert(eq(ptr, (void *)sirq_vector_name(NULL, 0), NULL));
 	cr_assert(eq(int, sirq_policy_from_name(NULL), -EINVAL));
+	cr_assert(eq(int, sirq_raise(NULL, VEC_APP0), -EINVAL));
+	cr_assert(eq(int, sirq_raise_irqoff(NULL, VEC_APP0), -EINVAL));
+	cr_assert(eq(u32, sirq_pending(NULL), 0));
+	sirq_set_need_resched(NULL, true);
+	cr_assert(not(sirq_need_resched(NULL)));
+	cr_assert(not(sirq_irq_enter(NULL)));
+	cr_assert(eq(int, sirq_irq_exit(NULL), SIRQ_IRQ_EXIT_IDLE));
+	cr_assert(eq(int, sirq_worker_run(NULL), SIRQ_WORKER_EXIT));
+	sirq_worker_wakeup(NULL);
+	sirq_worker_park(NULL);
+	sirq_worker_unpark(NULL);
+	cr_assert(eq(int, sirq_worker_state(NULL), SIRQ_WORKER_PARKED));
+	sirq_bh_disable(NULL);
+	cr_assert(eq(int, sirq_bh_enable(NULL), -EINVAL));
+	st.lock_busy = 7;
+	sirq_stats_get(NULL, &st);
+	cr_assert(eq(u64, st.lock_busy, 0));
+	sirq_stats_reset(NULL);
+	cr_assert(eq(u64, sirq_latency_quantile(NULL, 0.5), 0));
+	sirq_tasklet_init(NULL, NULL, NULL);
+	sirq_tasklet_init(&t, NULL, NULL);
+	cr_assert(not(sirq_tasklet_schedule(NULL, &t)));
+	cr_assert(not(sirq_tasklet_hi_schedule(NULL, NULL)));
+	sirq_tasklet_disable(NULL);
+	sirq_tasklet_disable_nosync(NULL);
+	cr_assert(eq(int, sirq_tasklet_enable(NULL), -EINVAL));
+	sirq_tasklet_kill(NULL);
+	cr_assert(not(sirq_tasklet_is_scheduled(NULL)));
 	sirq_cpu_free(NULL);
+}
+
+Test(api, a_tasklet_without_a_function_is_not_scheduled)
+{
+	struct sirq_tasklet t;
+	struct harness h;
+
+	harness_init(&h, SIRQ_POLICY_MAINLINE);
+	sirq_tasklet_init(&t, NULL, NULL);
+	cr_assert(not(sirq_tasklet_schedule(h.cpu, &t)));
+	cr_assert(eq(u32, sirq_pending(h.cpu), 0));
+	harness_fini(&h);
+}
+
+Test(api, vector_alloc_hands_out_each_free_application_vector_once)
+{
+	struct harness h;
+	unsigned int n = 0;
+	int v, prev = -1;
+
+	harness_init(&h, SIRQ_POLICY_MAINLINE);
+	/* One taken by hand first: alloc skips it. */
+	cr_assert(eq(int, sirq_register(h.cpu, VEC_APP0, never_called, NULL,
+					NULL), 0));
+	while ((v = sirq_vector_alloc(h.cpu, never_called, NULL, "mine")) >= 0) {
+		cr_assert(v >= (int)SIRQ_NR_KERNEL_VECTORS && v != VEC_APP0 &&
+			  v > prev, "vector %d", v);
+		cr_assert(eq(str, (char *)sirq_vector_name(h.cpu, (unsigned int)v),
+			     "mine"));
+		prev = v;
+		n++;
+	}
+	cr_assert(eq(int, v, -ENOSPC));
+	cr_assert(eq(uint, n, SIRQ_MAX_VECTORS - SIRQ_NR_KERNEL_VECTORS - 1));
+	cr_assert(eq(int, sirq_vector_alloc(h.cpu, NULL, NULL, NULL), -EINVAL));
+	harness_fini(&h);
 }

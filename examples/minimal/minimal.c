@@ -130,13 +130,17 @@ main(int argc, char **argv)
 		lcore = rte_get_main_lcore();
 	sirq_lcore_conf_default(&conf);
 	lc = sirq_lcore_create(lcore, &conf);
-	if (lc == NULL)
+	if (lc == NULL) {
+		fprintf(stderr, "minimal: lcore %u: %s\n", lcore,
+			rte_strerror(rte_errno));
 		return 1;
+	}
 	RTE_ETH_FOREACH_DEV(port) {
 		ret = port_init(port, pool);
-		if (ret != 0 ||
-		    sirq_lcore_add_rx_queue(lc, port, 0, count_and_free,
-					    NULL) != 0) {
+		if (ret == 0)
+			ret = sirq_lcore_add_rx_queue(lc, port, 0,
+						      count_and_free, NULL);
+		if (ret != 0) {
 			fprintf(stderr, "minimal: port %u: %s\n", port,
 				strerror(-ret));
 			return 1;

@@ -102,6 +102,8 @@ sirq_vector_name(const struct sirq_cpu *cpu, unsigned int vec)
 void
 sirq_params_default(struct sirq_params *p)
 {
+	if (p == NULL)
+		return;
 	memset(p, 0, sizeof(*p));
 	p->policy = SIRQ_DEFAULT_POLICY;
 	p->max_restart = SIRQ_MAX_RESTART_DEFAULT;
@@ -249,7 +251,7 @@ sirq_cpu_free(struct sirq_cpu *cpu)
 const struct sirq_cpu_conf *
 sirq_cpu_conf(const struct sirq_cpu *cpu)
 {
-	return &cpu->conf;
+	return cpu != NULL ? &cpu->conf : NULL;
 }
 
 /*
@@ -338,7 +340,7 @@ sirq_cpu_set_params(struct sirq_cpu *cpu, const struct sirq_params *p)
 {
 	bool mine;
 
-	if (sirq_params_check(p) != 0)
+	if (cpu == NULL || sirq_params_check(p) != 0)
 		return -EINVAL;
 	mine = sirq_exec_lock_is_mine(cpu);
 	if (!mine)
@@ -467,7 +469,7 @@ mark_pending(struct sirq_cpu *cpu, unsigned int vec, bool kick)
 	uint64_t none = 0, now;
 	uint32_t bit, old;
 
-	if (sirq_unlikely(vec >= SIRQ_MAX_VECTORS ||
+	if (sirq_unlikely(cpu == NULL || vec >= SIRQ_MAX_VECTORS ||
 			  __atomic_load_n(&cpu->action[vec].handler,
 					  __ATOMIC_RELAXED) == NULL))
 		return -EINVAL;
@@ -509,12 +511,16 @@ sirq_raise_irqoff(struct sirq_cpu *cpu, unsigned int vec)
 uint32_t
 sirq_pending(const struct sirq_cpu *cpu)
 {
+	if (cpu == NULL)
+		return 0;
 	return __atomic_load_n(&cpu->pending, __ATOMIC_RELAXED);
 }
 
 void
 sirq_set_need_resched(struct sirq_cpu *cpu, bool want_cpu)
 {
+	if (cpu == NULL)
+		return;
 	__atomic_store_n(&cpu->need_resched, want_cpu ? 1 : 0,
 			 __ATOMIC_RELAXED);
 }
@@ -522,6 +528,8 @@ sirq_set_need_resched(struct sirq_cpu *cpu, bool want_cpu)
 bool
 sirq_need_resched(const struct sirq_cpu *cpu)
 {
+	if (cpu == NULL)
+		return false;
 	if (__atomic_load_n(&cpu->need_resched, __ATOMIC_RELAXED))
 		return true;
 	return cpu->ops.need_resched != NULL &&
@@ -546,6 +554,8 @@ wakeup_worker(struct sirq_cpu *cpu, enum sirq_wake why)
 void
 sirq_worker_wakeup(struct sirq_cpu *cpu)
 {
+	if (cpu == NULL || cpu->ops.wake_worker == NULL)
+		return;
 	wakeup_worker(cpu, SIRQ_WAKE_EXPLICIT);
 }
 
@@ -758,6 +768,8 @@ run_or_defer(struct sirq_cpu *cpu, uint32_t pending)
 bool
 sirq_irq_enter(struct sirq_cpu *cpu)
 {
+	if (sirq_unlikely(cpu == NULL))
+		return false;
 	if (sirq_unlikely(sirq_exec_lock_is_mine(cpu)))
 		return true;	/* bottom halves off here: handlers wait anyway */
 	if (!exec_trylock(cpu)) {
@@ -823,6 +835,8 @@ sirq_irq_exit(struct sirq_cpu *cpu)
 {
 	enum sirq_irq_exit_result res;
 
+	if (sirq_unlikely(cpu == NULL))
+		return SIRQ_IRQ_EXIT_IDLE;
 	if (sirq_exec_lock_is_mine(cpu)) {
 		if (!cpu->hardirq)
 			return SIRQ_IRQ_EXIT_BH_DISABLED;
@@ -876,6 +890,8 @@ sirq_worker_run(struct sirq_cpu *cpu)
 	enum sirq_worker_status st;
 	uint32_t state;
 
+	if (cpu == NULL)
+		return SIRQ_WORKER_EXIT;
 	state = __atomic_load_n(&cpu->worker_state, __ATOMIC_ACQUIRE);
 	if (state == SIRQ_WORKER_PARKED)
 		return SIRQ_WORKER_EXIT;
@@ -914,6 +930,8 @@ out:
 void
 sirq_worker_park(struct sirq_cpu *cpu)
 {
+	if (cpu == NULL)
+		return;
 	__atomic_store_n(&cpu->worker_state, SIRQ_WORKER_PARKED,
 			 __ATOMIC_SEQ_CST);
 }
@@ -923,7 +941,7 @@ sirq_worker_unpark(struct sirq_cpu *cpu)
 {
 	uint32_t parked = SIRQ_WORKER_PARKED;
 
-	if (cpu->ops.wake_worker == NULL)
+	if (cpu == NULL || cpu->ops.wake_worker == NULL)
 		return;
 	__atomic_compare_exchange_n(&cpu->worker_state, &parked,
 				    SIRQ_WORKER_IDLE, false,
@@ -933,12 +951,16 @@ sirq_worker_unpark(struct sirq_cpu *cpu)
 enum sirq_worker_state
 sirq_worker_state(const struct sirq_cpu *cpu)
 {
+	if (cpu == NULL)
+		return SIRQ_WORKER_PARKED;
 	return __atomic_load_n(&cpu->worker_state, __ATOMIC_ACQUIRE);
 }
 
 void
 sirq_bh_disable(struct sirq_cpu *cpu)
 {
+	if (cpu == NULL)
+		return;
 	if (!sirq_exec_lock_is_mine(cpu))
 		exec_lock(cpu);
 	cpu->bh_depth++;
@@ -950,6 +972,8 @@ sirq_bh_enable(struct sirq_cpu *cpu)
 	uint32_t pending;
 	bool local;
 
+	if (cpu == NULL)
+		return -EINVAL;
 	if (!sirq_exec_lock_is_mine(cpu) || cpu->bh_depth == 0)
 		return -EPERM;
 	if (--cpu->bh_depth > 0 || cpu->serving)
@@ -973,15 +997,24 @@ sirq_bh_enable(struct sirq_cpu *cpu)
 void
 sirq_stats_get(const struct sirq_cpu *cpu, struct sirq_stats *st)
 {
+	if (st == NULL)
+		return;
+	if (cpu == NULL) {
+		memset(st, 0, sizeof(*st));
+		return;
+	}
 	sirq_counters_copy(st, &cpu->stats, sizeof(*st));
 }
 
 void
 sirq_stats_reset(struct sirq_cpu *cpu)
 {
-	uint64_t *c = (uint64_t *)&cpu->stats;
+	uint64_t *c;
 	size_t i;
 
+	if (cpu == NULL)
+		return;
+	c = (uint64_t *)&cpu->stats;
 	for (i = 0; i < sizeof(cpu->stats) / sizeof(uint64_t); i++)
 		__atomic_store_n(&c[i], 0, __ATOMIC_RELAXED);
 }
@@ -992,7 +1025,7 @@ sirq_latency_quantile(const struct sirq_latency *lat, double q)
 	uint64_t rank, seen = 0;
 	unsigned int b;
 
-	if (lat->samples == 0)
+	if (lat == NULL || lat->samples == 0)
 		return 0;
 	if (q < 0)
 		q = 0;

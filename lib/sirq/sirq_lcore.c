@@ -123,6 +123,8 @@ lcore_need_resched(void *ctx)
 void
 sirq_lcore_conf_default(struct sirq_lcore_conf *conf)
 {
+	if (conf == NULL)
+		return;
 	memset(conf, 0, sizeof(*conf));
 	sirq_params_default(&conf->params);
 	conf->mode = SIRQ_MODE_POLL;
@@ -308,16 +310,26 @@ lcore_release(struct sirq_lcore *lc)
 	rte_free(lc);
 }
 
-struct sirq_lcore *
-sirq_lcore_create(unsigned int lcore_id, const struct sirq_lcore_conf *conf)
+static struct sirq_lcore *
+lcore_create(unsigned int lcore_id, const struct sirq_lcore_conf *conf)
 {
 	struct sirq_cpu_conf cc;
 	struct sirq_lcore *lc;
 	char name[SIRQ_CPU_NAME_LEN];
 	int socket, ret;
 
-	if (lcore_id >= RTE_MAX_LCORE || conf == NULL ||
-	    !rte_lcore_is_enabled(lcore_id)) {
+	/* EAL counts its lcores in rte_eal_init(): none before. */
+	if (rte_lcore_count() == 0) {
+		SIRQ_LOG(ERR, "sirq_lcore_create() before rte_eal_init()");
+		rte_errno = ENODEV;
+		return NULL;
+	}
+	if (conf == NULL) {
+		SIRQ_LOG(ERR, "lcore %u: no configuration (NULL)", lcore_id);
+		rte_errno = EINVAL;
+		return NULL;
+	}
+	if (lcore_id >= RTE_MAX_LCORE || !rte_lcore_is_enabled(lcore_id)) {
 		SIRQ_LOG(ERR, "lcore %u is not an enabled lcore", lcore_id);
 		rte_errno = EINVAL;
 		return NULL;
@@ -428,6 +440,17 @@ fail:
 	return NULL;
 }
 
+struct sirq_lcore *
+sirq_lcore_create(unsigned int lcore_id, const struct sirq_lcore_conf *conf)
+{
+	struct sirq_lcore *lc = lcore_create(lcore_id, conf);
+
+	/* DPDK's convention, and errno too for strerror(errno). */
+	if (lc == NULL)
+		errno = rte_errno;
+	return lc;
+}
+
 int
 sirq_lcore_add_rx_queue(struct sirq_lcore *lc, uint16_t port, uint16_t queue,
 			sirq_rx_fn_t fn, void *arg)
@@ -435,7 +458,12 @@ sirq_lcore_add_rx_queue(struct sirq_lcore *lc, uint16_t port, uint16_t queue,
 	struct rte_eth_dev_info info;
 	int socket, ret;
 
-	if (fn == NULL || !rte_eth_dev_is_valid_port(port) ||
+	if (lc == NULL || fn == NULL) {
+		SIRQ_LOG(ERR, "sirq_lcore_add_rx_queue: %s is NULL",
+			 lc == NULL ? "the lcore" : "the Rx function");
+		return -EINVAL;
+	}
+	if (!rte_eth_dev_is_valid_port(port) ||
 	    rte_eth_dev_info_get(port, &info) != 0 ||
 	    queue >= info.nb_rx_queues) {
 		SIRQ_LOG(ERR, "lcore %u: no Rx queue %u on port %u",
@@ -467,6 +495,10 @@ sirq_lcore_add_tx_queue(struct sirq_lcore *lc, uint16_t port, uint16_t queue)
 	struct rte_eth_dev_info info;
 	int ret;
 
+	if (lc == NULL) {
+		SIRQ_LOG(ERR, "sirq_lcore_add_tx_queue: the lcore is NULL");
+		return -EINVAL;
+	}
 	if (!rte_eth_dev_is_valid_port(port) ||
 	    rte_eth_dev_info_get(port, &info) != 0 ||
 	    queue >= info.nb_tx_queues) {
@@ -496,7 +528,7 @@ in_handler_context(const struct sirq_lcore *lc)
 int
 sirq_tx(struct sirq_lcore *lc, unsigned int txq, struct rte_mbuf *m)
 {
-	if (unlikely(txq >= lc->tx.nb_txq || m == NULL))
+	if (unlikely(lc == NULL || txq >= lc->tx.nb_txq || m == NULL))
 		return -EINVAL;
 	if (unlikely(!in_handler_context(lc)))
 		return -EPERM;
@@ -508,7 +540,8 @@ int
 sirq_tx_burst(struct sirq_lcore *lc, unsigned int txq, struct rte_mbuf **pkts,
 	      uint16_t n)
 {
-	if (unlikely(txq >= lc->tx.nb_txq || (pkts == NULL && n != 0)))
+	if (unlikely(lc == NULL || txq >= lc->tx.nb_txq ||
+		     (pkts == NULL && n != 0)))
 		return -EINVAL;
 	if (unlikely(!in_handler_context(lc)))
 		return -EPERM;
@@ -523,7 +556,8 @@ sirq_tx_tracked(struct sirq_lcore *lc, unsigned int txq, struct rte_mbuf *m,
 	struct sirq_txq *q;
 	int ret;
 
-	if (unlikely(txq >= lc->tx.nb_txq || m == NULL || t == NULL))
+	if (unlikely(lc == NULL || txq >= lc->tx.nb_txq || m == NULL ||
+		     t == NULL))
 		return -EINVAL;
 	if (unlikely(!in_handler_context(lc)))
 		return -EPERM;
@@ -537,13 +571,13 @@ sirq_tx_tracked(struct sirq_lcore *lc, unsigned int txq, struct rte_mbuf *m,
 struct sirq_cpu *
 sirq_lcore_cpu(struct sirq_lcore *lc)
 {
-	return lc->cpu;
+	return lc != NULL ? lc->cpu : NULL;
 }
 
 unsigned int
 sirq_lcore_id(const struct sirq_lcore *lc)
 {
-	return lc->lcore_id;
+	return lc != NULL ? lc->lcore_id : RTE_MAX_LCORE;
 }
 
 /*
@@ -1232,6 +1266,8 @@ sirq_napi_resume_irqs(struct sirq_lcore *lc, unsigned int napi_id)
 void
 sirq_lcore_stop(struct sirq_lcore *lc)
 {
+	if (lc == NULL)
+		return;
 	__atomic_store_n(&lc->stop, 1, __ATOMIC_RELAXED);
 	sirq_irq_kick(&lc->irq);
 }
@@ -1257,6 +1293,12 @@ sirq_lcore_stats_get(const struct sirq_lcore *lc, struct sirq_lcore_stats *st)
 	struct sirq_stats es;
 	unsigned int why;
 
+	if (st == NULL)
+		return;
+	if (lc == NULL) {
+		memset(st, 0, sizeof(*st));
+		return;
+	}
 	sirq_counters_copy(st, &lc->stats, sizeof(*st));
 	/* The engine counts sirqd's passes by how they ended. */
 	sirq_stats_get(lc->cpu, &es);

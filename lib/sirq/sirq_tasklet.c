@@ -45,6 +45,8 @@ tasklet_push(struct sirq_cpu *cpu, enum sirq_tasklet_list l,
 void
 sirq_tasklet_init(struct sirq_tasklet *t, sirq_tasklet_fn_t fn, void *arg)
 {
+	if (t == NULL)
+		return;
 	t->next = NULL;
 	t->fn = fn;
 	t->arg = arg;
@@ -56,6 +58,8 @@ static bool
 tasklet_schedule(struct sirq_cpu *cpu, struct sirq_tasklet *t,
 		 enum sirq_tasklet_list l)
 {
+	if (sirq_unlikely(cpu == NULL || t == NULL || t->fn == NULL))
+		return false;
 	/* A killed tasklet keeps SCHED set, so it is refused here too. */
 	if (__atomic_fetch_or(&t->state, TASKLET_SCHED, __ATOMIC_ACQ_REL) &
 	    TASKLET_SCHED)
@@ -143,12 +147,16 @@ sirq_tasklet_action(struct sirq_cpu *cpu, void *arg)
 void
 sirq_tasklet_disable_nosync(struct sirq_tasklet *t)
 {
+	if (t == NULL)
+		return;
 	__atomic_fetch_add(&t->disable_count, 1, __ATOMIC_ACQ_REL);
 }
 
 void
 sirq_tasklet_disable(struct sirq_tasklet *t)
 {
+	if (t == NULL)
+		return;
 	sirq_tasklet_disable_nosync(t);
 	tasklet_unlock_wait(t);
 }
@@ -156,8 +164,11 @@ sirq_tasklet_disable(struct sirq_tasklet *t)
 int
 sirq_tasklet_enable(struct sirq_tasklet *t)
 {
-	uint32_t n = __atomic_load_n(&t->disable_count, __ATOMIC_RELAXED);
+	uint32_t n;
 
+	if (t == NULL)
+		return -EINVAL;
+	n = __atomic_load_n(&t->disable_count, __ATOMIC_RELAXED);
 	do {
 		if (n == 0)
 			return -EINVAL;
@@ -170,6 +181,8 @@ sirq_tasklet_enable(struct sirq_tasklet *t)
 void
 sirq_tasklet_kill(struct sirq_tasklet *t)
 {
+	if (t == NULL)
+		return;
 	/* Wait for the pending run, then hold SCHED so nobody queues it. */
 	while (__atomic_fetch_or(&t->state, TASKLET_SCHED, __ATOMIC_ACQ_REL) &
 	       TASKLET_SCHED) {
@@ -184,6 +197,7 @@ sirq_tasklet_kill(struct sirq_tasklet *t)
 bool
 sirq_tasklet_is_scheduled(const struct sirq_tasklet *t)
 {
-	return (tasklet_state(t) & (TASKLET_SCHED | TASKLET_DEAD)) ==
+	return t != NULL &&
+		(tasklet_state(t) & (TASKLET_SCHED | TASKLET_DEAD)) ==
 		TASKLET_SCHED;
 }

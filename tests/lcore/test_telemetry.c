@@ -133,7 +133,9 @@ Test(lcore_telemetry, params_set_changes_the_policy_under_a_flood, .timeout = 60
 	cr_assert(sirq_lcore_add_rx_queue(lc, 0, 0, drop_rx, NULL) == 0);
 	cr_assert(sirq_telemetry_register() == 0);
 	dispatcher_launch(lc);
-	usleep(200 * 1000);
+	/* The flood under way (5 s at most on a loaded machine). */
+	for (int i = 0; i < 500 && net_rx_runs(lc, SIRQ_CTX_INLINE) == 0; i++)
+		usleep(10 * 1000);
 	cr_assert_gt(net_rx_runs(lc, SIRQ_CTX_INLINE), 0, "mainline ran inline");
 
 	snprintf(cmd, sizeof(cmd), "/sirq/params,%d", TEST_LCORE);
@@ -150,7 +152,10 @@ Test(lcore_telemetry, params_set_changes_the_policy_under_a_flood, .timeout = 60
 	cr_expect_eq(json_i64(out, "max_restart"), 5, "%s", out);
 	cr_assert_eq(sirq_lcore_get_params(lc, &p), 0);
 	cr_expect_eq(p.engine.policy, SIRQ_POLICY_DEFERRED);
-	usleep(300 * 1000);
+	/* Long enough for sirqd to run, on a loaded machine too. */
+	for (int i = 0; i < 500 && net_rx_runs(lc, SIRQ_CTX_WORKER) == worker_at_set; i++)
+		usleep(10 * 1000);
+	usleep(100 * 1000);
 	cr_expect_eq(net_rx_runs(lc, SIRQ_CTX_INLINE), inline_at_set,
 		     "NET_RX ran inline after deferred was set");
 	cr_expect_gt(net_rx_runs(lc, SIRQ_CTX_WORKER), worker_at_set,
