@@ -26,7 +26,7 @@
  */
 #include <criterion/new/assert.h>
 
-#include "sirq.h"
+#include "sirq_engine.h"
 
 #define US(x) ((uint64_t)(x) * 1000ULL)
 #define MS(x) ((uint64_t)(x) * 1000ULL * 1000ULL)

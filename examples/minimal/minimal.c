@@ -24,7 +24,7 @@
 #include <rte_lcore.h>
 #include <rte_mbuf.h>
 
-#include <sirq.h>
+#include <sirq_lcore.h>
 
 #define NB_MBUF 8191
 #define RING_SIZE 1024

@@ -29,7 +29,7 @@
 
 #include <rte_lcore.h>
 
-#include "sirq.h"
+#include "sirq_lcore.h"
 #include "sirq_dpdk.h"
 #include "sirq_irq.h"
 #include "sirq_napi.h"

@@ -14,7 +14,7 @@
 
 #include <rte_power_intrinsics.h>
 
-#include "sirq.h"
+#include "sirq_lcore.h"
 #include "sirq_napi_core.h"
 #include "sirq_tx.h"
 

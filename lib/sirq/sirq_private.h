@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "sirq.h"
+#include "sirq_engine.h"
 
 #define SIRQ_CACHE_LINE 64
 #define SIRQ_NAME_LEN 16

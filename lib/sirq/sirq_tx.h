@@ -11,7 +11,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "sirq.h"
+#include "sirq_lcore.h"
 
 /* A tracked packet in flight: we hold one reference until the PMD drops its. */
 struct sirq_tx_inflight {

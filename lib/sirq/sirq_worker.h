@@ -15,7 +15,7 @@
 
 #include <rte_lcore.h>
 
-#include "sirq.h"
+#include "sirq_lcore.h"
 
 struct sirqd {
 	struct sirq_cpu *cpu;

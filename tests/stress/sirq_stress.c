@@ -34,7 +34,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "sirq.h"
+#include "sirq_engine.h"
 
 #define NS_PER_SEC 1000000000ULL
 #define RAISERS 3

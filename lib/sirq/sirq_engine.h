@@ -1,0 +1,983 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+
+#ifndef SIRQ_ENGINE_H
+#define SIRQ_ENGINE_H
+
+/**
+ * @file
+ * The engine: the Linux softirq machinery, with no DPDK inside.
+ *
+ * Include this header to run softirqs under any I/O framework or on a
+ * simulated clock; a DPDK application includes sirq_lcore.h (which
+ * includes this one) and rarely calls more of this header than
+ * sirq_vector_alloc(), sirq_raise(), the tasklets and sirq_bh_disable().
+ * This header needs nothing but the C library's headers.
+ *
+ * Each CPU (a DPDK lcore in the binding) owns one struct sirq_cpu: a
+ * pending mask of up to 32 vectors, the __do_softirq() loop with its
+ * restart and time limits, a deferred worker (the user-space ksoftirqd)
+ * and the overload policy that decides who runs pending work. Time, the
+ * worker wake-up and need_resched() come in through struct sirq_ops, so
+ * the engine runs on a fake clock in tests and under any I/O framework.
+ *
+ * Threads and roles, per CPU:
+ *  - the dispatcher calls sirq_irq_exit() after its "hardirq" polling; only
+ *    one thread may act as a CPU's dispatcher;
+ *  - the worker thread calls sirq_worker_run() whenever it is woken;
+ *  - any thread may call sirq_raise() and the tasklet scheduling calls.
+ *
+ * Handlers of one CPU never run concurrently: they run under the CPU's
+ * execution lock. The dispatcher and the worker only ever try it; a
+ * thread that waits for it (sirq_bh_disable(), sirq_cpu_set_params())
+ * gets it at the holder's next vector boundary: a pass that sees a waiter
+ * ends there and hands the lock over, and waiters get it in the order
+ * they came, as PREEMPT_RT's per-CPU BH lock does. So such a wait lasts
+ * at most one handler run.
+ *
+ * Every function's comment has a "Context:" line, as kernel-doc has:
+ * from which threads it may be called and what it may wait for.
+ *
+ * Errors, one convention for the whole library (DPDK's): a function
+ * returns 0 or a negative errno; a constructor returns NULL and sets
+ * errno here (rte_errno, and errno too, in the binding). Every function
+ * takes NULL for any pointer without crashing: -EINVAL, NULL, false or
+ * 0, and a void function does nothing.
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Number of vectors per CPU; bit n of the pending mask is vector n. */
+#define SIRQ_MAX_VECTORS 32
+
+/**
+ * The kernel's vectors, in the kernel's bit order (lowest runs first).
+ * Vectors from SIRQ_NR_KERNEL_VECTORS up to SIRQ_MAX_VECTORS - 1 are free
+ * for applications: take one with sirq_vector_alloc(). HI and TASKLET
+ * belong to the tasklet machinery; the kernel vectors that have no handler
+ * here can still be registered by number (sirq_register()).
+ */
+enum sirq_vector {
+	SIRQ_HI = 0,		/**< high-priority tasklets (tasklet_hi_schedule()) */
+	SIRQ_TIMER,		/**< timers; on a DPDK lcore the binding's rte_timer list */
+	SIRQ_NET_TX,		/**< TX completion; on a DPDK lcore the binding's */
+	SIRQ_NET_RX,		/**< NAPI polls; on a DPDK lcore the binding's */
+	SIRQ_BLOCK,		/**< block-layer completion in the kernel; no handler here */
+	SIRQ_IRQ_POLL,		/**< irq_poll in the kernel; no handler here */
+	SIRQ_TASKLET,		/**< tasklets (tasklet_schedule()) */
+	SIRQ_SCHED,		/**< scheduler load balancing in the kernel; no handler here */
+	SIRQ_HRTIMER,		/**< softirq hrtimers in the kernel; no handler here */
+	SIRQ_RCU,		/**< RCU callbacks in the kernel; no handler here */
+	SIRQ_NR_KERNEL_VECTORS,	/**< the first application vector */
+};
+
+/** Bit of vector @p v in a pending or expedited mask. */
+#define SIRQ_BIT(v) (UINT32_C(1) << (v))
+
+/** The kernel's SOFTIRQ_NOW_MASK: vectors that never wait for the worker. */
+#define SIRQ_NOW_MASK_DEFAULT (SIRQ_BIT(SIRQ_HI) | SIRQ_BIT(SIRQ_TASKLET))
+
+/** MAX_SOFTIRQ_RESTART (kernel/softirq.c): rounds per pass. */
+#define SIRQ_MAX_RESTART_DEFAULT 10
+/** MAX_SOFTIRQ_TIME (kernel/softirq.c): 2 ms per pass. */
+#define SIRQ_MAX_TIME_NS_DEFAULT (2ULL * 1000 * 1000)
+/** SOFTIRQ_DEFER_TIME of the Dec 2022 patches: 2 ms. */
+#define SIRQ_DEFER_WINDOW_NS_DEFAULT (2ULL * 1000 * 1000)
+/** SOFTIRQ_OVERLOAD_TIME of the Dec 2022 patches: 100 ms. */
+#define SIRQ_OVERLOAD_WINDOW_NS_DEFAULT (100ULL * 1000 * 1000)
+/**
+ * CONFIG_HZ of the kernels the policies come from, as Debian and most
+ * distributions build them for servers: time in 4 ms jiffies.
+ */
+#define SIRQ_TICK_HZ_DEFAULT 250
+/** Stall threshold of the patch author's production tracker: 8 ms. */
+#define SIRQ_STALL_THRESHOLD_NS_DEFAULT (8ULL * 1000 * 1000)
+
+/** Who may run pending work while the worker is runnable. */
+enum sirq_policy_id {
+	/** Linux >= 6.5: the dispatcher always runs pending work. */
+	SIRQ_POLICY_MAINLINE = 0,
+	/** Linux 4.9 .. 6.4: a runnable worker gets everything not expedited. */
+	SIRQ_POLICY_KSOFTIRQD,
+	/** The Dec 2022 patches: the worker is respected only for a window. */
+	SIRQ_POLICY_KICINSKI,
+	/**
+	 * Every vector deferred to the worker, with the kernel's limits:
+	 * the dispatcher only notices and raises. No kernel runs this way
+	 * (PREEMPT_RT runs softirqs where bottom halves are enabled again,
+	 * e.g. the irq thread; threaded NAPI polls without the limits): it
+	 * is the far end of "let ksoftirqd do its job". Was "threaded".
+	 */
+	SIRQ_POLICY_DEFERRED,
+	SIRQ_POLICY_MAX,	/**< number of policies */
+};
+
+/** Deprecated name of SIRQ_POLICY_DEFERRED. */
+#define SIRQ_POLICY_THREADED SIRQ_POLICY_DEFERRED
+
+/** Tunables of one CPU; sirq_params_default() gives the kernel's values. */
+struct sirq_params {
+	enum sirq_policy_id policy;	/**< overload policy */
+	unsigned int max_restart;	/**< MAX_SOFTIRQ_RESTART, >= 1 */
+	uint64_t max_time_ns;		/**< MAX_SOFTIRQ_TIME, > 0 */
+	uint64_t defer_window_ns;	/**< kicinski: window after need_resched */
+	uint64_t overload_window_ns;	/**< kicinski: window after exhaustion */
+	uint32_t expedited_mask;	/**< SOFTIRQ_NOW_MASK */
+	/**
+	 * HZ: the loop's time in jiffies of 1/N s (default
+	 * SIRQ_TICK_HZ_DEFAULT), and in the binding's irq mode the
+	 * dispatcher's scheduler tick, one of the moments it decides again.
+	 * 0: TSC-exact time, and a decision at every look of the irq-mode
+	 * dispatcher (the "Gleixner" model: no jiffies anywhere).
+	 */
+	uint32_t tick_hz;
+	uint64_t stall_threshold_ns;	/**< raise-to-run latency counted as stall */
+};
+
+/**
+ * What the engine needs from its environment. All callbacks get @c ctx.
+ */
+struct sirq_ops {
+	/** Monotonic time in nanoseconds. Required; called from any thread. */
+	uint64_t (*clock_ns)(void *ctx);
+	/**
+	 * Make the worker thread call sirq_worker_run(). Called once per
+	 * transition of the worker from idle to runnable, from the thread
+	 * that woke it. Required unless the worker is never used.
+	 */
+	void (*wake_worker)(void *ctx);
+	/**
+	 * Optional: need_resched() of the dispatcher's loop: is a thread
+	 * other than the one the dispatcher interrupted runnable and
+	 * waiting for this CPU? ORed with sirq_set_need_resched(). Called
+	 * by the dispatcher, and by any thread ending a bottom-half
+	 * section: must be thread-safe. Not asked in the worker: see
+	 * worker_need_resched.
+	 */
+	bool (*need_resched)(void *ctx);
+	/**
+	 * Optional: sirq_raise() made the pending mask non-empty; a
+	 * dispatcher that sleeps should wake up and call sirq_irq_exit().
+	 */
+	void (*kick)(void *ctx);
+	/**
+	 * Optional: look at the sources that raise vectors (the interrupts
+	 * that fire while the worker runs: the tick, a NIC queue). Called
+	 * by sirq_worker_run() with the execution lock held, before it
+	 * looks at the pending mask.
+	 */
+	void (*worker_hardirq)(void *ctx);
+	/**
+	 * Optional: is the calling thread this CPU's own (its dispatcher or
+	 * its worker), whose per-CPU state the handlers use? The outermost
+	 * sirq_bh_enable() on another thread leaves pending work to them
+	 * (ops.kick) instead of running it there. NULL: every thread is.
+	 */
+	bool (*is_local)(void *ctx);
+	/**
+	 * Optional: need_resched() of the worker's passes: has the scheduler
+	 * marked the worker to be switched out? In the kernel ksoftirqd's
+	 * pass ends on need_resched() only when the scheduler wants another
+	 * task on the CPU instead of ksoftirqd, not when an application
+	 * would like the CPU. A worker thread that the OS scheduler preempts
+	 * by itself needs none (NULL: never): its pass is paused, not ended.
+	 */
+	bool (*worker_need_resched)(void *ctx);
+	/**
+	 * Optional: is the calling thread, which does not hold the
+	 * execution lock, in process context on this CPU (the kernel's
+	 * in_task())? sirq_raise() there wakes the worker, as
+	 * raise_softirq_irqoff() does outside interrupt context
+	 * (!in_interrupt() -> wakeup_softirqd()), instead of kicking the
+	 * dispatcher. NULL or false: the raise comes from an "interrupt"
+	 * or from another CPU's thread (the kernel's IPI) and kicks.
+	 */
+	bool (*in_task)(void *ctx);
+	void *ctx;			/**< argument of every callback */
+};
+
+/** Configuration of one CPU. */
+struct sirq_cpu_conf {
+	const char *name;		/**< for logs and reports; copied */
+	unsigned int id;		/**< caller's identity, e.g. lcore id */
+	struct sirq_params params;	/**< policy and limits at start */
+	struct sirq_ops ops;		/**< the environment (clock, wake-ups) */
+};
+
+/**
+ * One CPU's softirq state: pending mask, handlers, worker state, policy,
+ * counters. Opaque: made by sirq_cpu_create() or sirq_cpu_init(), or on
+ * a DPDK lcore by sirq_lcore_create() (sirq_lcore_cpu()).
+ */
+struct sirq_cpu;
+
+/**
+ * A vector's handler: the kernel's softirq action.
+ *
+ * Runs with the CPU's execution lock held, never concurrently with another
+ * handler of the same CPU. It may raise vectors, including its own.
+ *
+ * @param cpu  the CPU whose vector runs.
+ * @param arg  the argument given at registration.
+ */
+typedef void (*sirq_handler_t)(struct sirq_cpu *cpu, void *arg);
+
+/** Where a handler ran. */
+enum sirq_ctx {
+	SIRQ_CTX_INLINE = 0,	/**< dispatcher, or sirq_bh_enable() */
+	SIRQ_CTX_WORKER,	/**< the deferred worker (sirqd) */
+	SIRQ_CTX_MAX,		/**< number of contexts */
+};
+
+/** Why one pass of the __do_softirq() loop ended. */
+enum sirq_exit {
+	SIRQ_EXIT_DRAINED = 0,	/**< nothing pending any more */
+	SIRQ_EXIT_RESTART,	/**< max_restart passes done */
+	SIRQ_EXIT_TIME,		/**< max_time used up */
+	SIRQ_EXIT_NEED_RESCHED,	/**< the application wanted the CPU */
+	/**
+	 * A thread waited for the execution lock: the pass handed it over
+	 * at a vector boundary, with work still pending.
+	 */
+	SIRQ_EXIT_LOCK_WAITER,
+	SIRQ_EXIT_MAX,		/**< number of reasons */
+};
+
+/** Why the worker was woken. */
+enum sirq_wake {
+	SIRQ_WAKE_RESTART = 0,	/**< a pass hit max_restart */
+	SIRQ_WAKE_TIME,		/**< a pass hit max_time */
+	SIRQ_WAKE_NEED_RESCHED,	/**< a pass yielded to the application */
+	SIRQ_WAKE_HANDOFF,	/**< the policy hands all work to the worker */
+	SIRQ_WAKE_EXPLICIT,	/**< sirq_worker_wakeup() */
+	SIRQ_WAKE_RAISE,	/**< sirq_raise() in process context (ops.in_task) */
+	SIRQ_WAKE_MAX,		/**< number of reasons */
+};
+
+/** The deferral windows of the kicinski policy. */
+enum sirq_window {
+	SIRQ_WINDOW_DEFER = 0,	/**< after a need_resched deferral (2 ms) */
+	SIRQ_WINDOW_OVERLOAD,	/**< after time/restart exhaustion (100 ms) */
+	SIRQ_WINDOW_MAX,	/**< number of windows */
+};
+
+/** State of the deferred worker, as the policy sees it. */
+enum sirq_worker_state {
+	SIRQ_WORKER_IDLE = 0,	/**< sleeping, nothing to do */
+	SIRQ_WORKER_RUNNABLE,	/**< woken and not yet idle again */
+	SIRQ_WORKER_PARKED,	/**< stopped; never woken, never respected */
+};
+
+/** What the dispatcher did in one sirq_irq_exit() call. */
+enum sirq_irq_exit_result {
+	SIRQ_IRQ_EXIT_IDLE = 0,	/**< nothing pending */
+	SIRQ_IRQ_EXIT_RAN,	/**< ran a pass inline */
+	SIRQ_IRQ_EXIT_DEFERRED,	/**< left the work to the worker */
+	SIRQ_IRQ_EXIT_BUSY,	/**< the worker holds the execution lock */
+	SIRQ_IRQ_EXIT_BH_DISABLED, /**< bottom halves disabled on this thread */
+};
+
+/** What the worker thread should do after sirq_worker_run(). */
+enum sirq_worker_status {
+	SIRQ_WORKER_SLEEP = 0,	/**< went idle (a pass may have drained everything first): wait for the next wake-up */
+	SIRQ_WORKER_YIELD,	/**< work remains: yield (cond_resched), call again */
+	SIRQ_WORKER_BUSY,	/**< the dispatcher holds the lock: yield, call again */
+	SIRQ_WORKER_EXIT,	/**< parked: leave the thread loop */
+};
+
+/** log2 latency buckets: bucket b counts latencies in [2^b, 2^(b+1)) ns. */
+#define SIRQ_LAT_BUCKETS 40
+
+/** Raise-to-run latency of one vector (or the length of lock waits). */
+struct sirq_latency {
+	uint64_t samples;		/**< runs with a known raise time */
+	uint64_t sum_ns;		/**< their latencies added up */
+	uint64_t max_ns;		/**< the longest of them */
+	uint64_t stalls;		/**< samples >= stall_threshold_ns */
+	uint64_t hist[SIRQ_LAT_BUCKETS];	/**< last bucket is open-ended */
+};
+
+/** Counters of one CPU; a snapshot from sirq_stats_get(). */
+struct sirq_stats {
+	/** Handler runs per vector and context (like /proc/softirqs). */
+	uint64_t runs[SIRQ_MAX_VECTORS][SIRQ_CTX_MAX];
+	/** Time spent in handlers, per vector and context. */
+	uint64_t time_ns[SIRQ_MAX_VECTORS][SIRQ_CTX_MAX];
+	/** How each pass of the loop ended, per context. */
+	uint64_t pass_exit[SIRQ_EXIT_MAX][SIRQ_CTX_MAX];
+	/** Idle-to-runnable transitions of the worker, by reason. */
+	uint64_t wakeups[SIRQ_WAKE_MAX];
+	/** Deferral windows opened (kicinski), by kind. */
+	uint64_t windows_opened[SIRQ_WINDOW_MAX];
+	/** Windows that ended with the dispatcher taking the work back. */
+	uint64_t window_overrides;
+	/** Windows closed early because the worker drained and went idle. */
+	uint64_t windows_closed_idle;
+	/**
+	 * Dispatcher decisions that found a runnable worker whose window had
+	 * been closed by going idle while its deadline was still ahead: the
+	 * stale limit that would have deferred work without the close.
+	 */
+	uint64_t stale_windows_ignored;
+	/** sirq_irq_exit() calls that left pending work to the worker. */
+	uint64_t deferred_to_worker;
+	/** sirq_irq_exit() calls that found the worker holding the lock. */
+	uint64_t lock_busy;
+	/** Raise-to-run latency per vector. */
+	struct sirq_latency latency[SIRQ_MAX_VECTORS];
+	/**
+	 * Waits for the execution lock (sirq_bh_disable(), parameter
+	 * changes) that did not get it at once: their length, from the
+	 * first try to the lock.
+	 */
+	struct sirq_latency lock_wait;
+	/**
+	 * The most handler runs that one such wait saw. A waiter gets the
+	 * lock at the holder's next vector boundary: 1 with one waiter.
+	 */
+	uint64_t lock_wait_runs_max;
+};
+
+/**
+ * One NAPI context's settings, as netdev-genl's napi-set has them (Linux
+ * 6.13, struct napi_config). All 0, the default, is v6.1's NAPI: polled
+ * by NET_RX, its interrupt on again at every completion.
+ *
+ * The engine's NAPI accounting runs them (which context is polled, when,
+ * and for how much), so they are declared here; the contexts themselves
+ * are the DPDK binding's Rx queues (sirq_lcore.h: sirq_napi_set(),
+ * sirq_lcore_conf.napi).
+ */
+struct sirq_napi_params {
+	/**
+	 * napi_defer_hard_irqs: after a poll that found work, this many
+	 * completions in a row leave the interrupt masked and re-poll from
+	 * a timer after @c gro_flush_timeout_ns; the one after them turns
+	 * it back on. Needs @c gro_flush_timeout_ns.
+	 */
+	uint32_t defer_hard_irqs;
+	/** gro_flush_timeout: the deferred re-poll's delay, ns. */
+	uint64_t gro_flush_timeout_ns;
+	/**
+	 * irq_suspend_timeout: while an application's preferred busy poll
+	 * (sirq_napi_busy_poll()) keeps finding packets, the interrupt and
+	 * NET_RX stay off for this long past each find
+	 * (sirq_napi_suspend_irqs()), ns; 0: no suspension.
+	 */
+	uint64_t irq_suspend_timeout_ns;
+	/**
+	 * Threaded NAPI: the context is polled by its own thread,
+	 * "napi/<lcore>-<id>", SCHED_OTHER on the lcore's CPUs, with bottom
+	 * halves off, instead of by NET_RX.
+	 */
+	bool threaded;
+};
+
+/*
+ * Parameters and names.
+ */
+
+/**
+ * Fill @p p with the kernel's defaults and the build's default policy
+ * (meson's default_policy option, kicinski unless set otherwise).
+ *
+ * Context: any thread; never waits.
+ *
+ * @param p  the parameters to fill; NULL does nothing.
+ */
+void sirq_params_default(struct sirq_params *p);
+
+/**
+ * Check a parameter set.
+ *
+ * Context: any thread; never waits.
+ *
+ * @param p  the parameters.
+ * @return 0 if usable; -EINVAL otherwise (NULL, unknown policy,
+ *   max_restart 0, max_time 0, tick_hz above 1e9, stall threshold 0):
+ *   sirq_params_why_invalid() says which.
+ */
+int sirq_params_check(const struct sirq_params *p);
+
+/**
+ * Why a parameter set is refused, for an error message.
+ *
+ * Context: any thread; never waits.
+ *
+ * @param p  the parameters.
+ * @return NULL if sirq_params_check() accepts @p p, else a constant
+ *   string naming the bad field (e.g. "max_restart is 0: ...").
+ */
+const char *sirq_params_why_invalid(const struct sirq_params *p);
+
+/**
+ * Name of a policy.
+ *
+ * Context: any thread; never waits.
+ *
+ * @param id  the policy.
+ * @return its name ("mainline", "ksoftirqd", "kicinski", "deferred"), a
+ *   constant string; NULL if @p id is unknown.
+ */
+const char *sirq_policy_name(enum sirq_policy_id id);
+
+/**
+ * Policy by name. "threaded", the old name of "deferred", is still taken.
+ *
+ * Context: any thread; never waits.
+ *
+ * @param name  a name as sirq_policy_name() gives it.
+ * @return the policy id, or -EINVAL if @p name names no policy.
+ */
+int sirq_policy_from_name(const char *name);
+
+/**
+ * Name of a vector of @p cpu: the registered name, or the kernel's, or
+ * "V<n>" for an application vector registered without one.
+ *
+ * Context: any thread; never waits.
+ *
+ * @param cpu  the CPU.
+ * @param vec  the vector, below SIRQ_MAX_VECTORS.
+ * @return the name, valid as long as @p cpu; NULL for a bad vector or a
+ *   NULL @p cpu.
+ */
+const char *sirq_vector_name(const struct sirq_cpu *cpu, unsigned int vec);
+
+/**
+ * Name of a pass exit reason, for reports.
+ *
+ * Context: any thread; never waits.
+ *
+ * @param e  the reason.
+ * @return a constant string ("drained", ...); NULL if @p e is out of range.
+ */
+const char *sirq_exit_name(enum sirq_exit e);
+
+/**
+ * Name of a worker wake-up reason, for reports.
+ *
+ * Context: any thread; never waits.
+ *
+ * @param w  the reason.
+ * @return a constant string; NULL if @p w is out of range.
+ */
+const char *sirq_wake_name(enum sirq_wake w);
+
+/**
+ * Name of a kicinski deferral window, for reports.
+ *
+ * Context: any thread; never waits.
+ *
+ * @param w  the window.
+ * @return a constant string; NULL if @p w is out of range.
+ */
+const char *sirq_window_name(enum sirq_window w);
+
+/**
+ * Name of a handler context, for reports.
+ *
+ * Context: any thread; never waits.
+ *
+ * @param c  the context.
+ * @return "inline" or "worker"; NULL if @p c is out of range.
+ */
+const char *sirq_ctx_name(enum sirq_ctx c);
+
+/*
+ * A CPU's life.
+ */
+
+/**
+ * Bytes needed for one struct sirq_cpu (for sirq_cpu_init()).
+ *
+ * Context: any thread; never waits.
+ *
+ * @return the size in bytes.
+ */
+size_t sirq_cpu_memsize(void);
+
+/**
+ * Initialise a CPU in caller-provided memory, e.g. rte_zmalloc_socket()
+ * on the lcore's socket.
+ *
+ * Context: any thread, before any other thread uses the CPU; never waits.
+ *
+ * @param mem   sirq_cpu_memsize() bytes, aligned to 64.
+ * @param conf  the configuration; copied (the name too).
+ * @return the CPU, or NULL with errno EINVAL (NULL argument, bad params,
+ *   missing clock_ns, misaligned memory).
+ */
+struct sirq_cpu *sirq_cpu_init(void *mem, const struct sirq_cpu_conf *conf);
+
+/**
+ * Allocate and initialise a CPU.
+ *
+ * Context: any thread; never waits (it allocates).
+ *
+ * @param conf  the configuration; copied (the name too).
+ * @return the CPU, or NULL with errno EINVAL (as sirq_cpu_init()) or
+ *   ENOMEM.
+ */
+struct sirq_cpu *sirq_cpu_create(const struct sirq_cpu_conf *conf);
+
+/**
+ * Free a CPU from sirq_cpu_create().
+ *
+ * Context: any thread, once no other thread uses the CPU: its
+ * dispatcher has stopped and its worker is parked and joined; never waits.
+ *
+ * @param cpu  the CPU; NULL does nothing.
+ */
+void sirq_cpu_free(struct sirq_cpu *cpu);
+
+/**
+ * The configuration given at init, with the parameters of the last
+ * sirq_cpu_set_params().
+ *
+ * Context: any thread; never waits. A change made meanwhile by another
+ * thread may be seen half made.
+ *
+ * @param cpu  the CPU.
+ * @return the configuration (its name points into the CPU), valid as
+ *   long as @p cpu; NULL for a NULL @p cpu.
+ */
+const struct sirq_cpu_conf *sirq_cpu_conf(const struct sirq_cpu *cpu);
+
+/**
+ * Change policy and parameters of a live CPU. The change is made under
+ * the execution lock, so the next pass obeys it; open deferral windows
+ * are closed. On a DPDK lcore, sirq_lcore_set_params() changes these
+ * and the binding's parameters together.
+ *
+ * Context: any thread, including a handler of @p cpu and a bottom-half
+ * section on it (no wait there); elsewhere it waits for the execution
+ * lock, at most until the holder's next vector boundary (one handler
+ * run).
+ *
+ * @param cpu  the CPU.
+ * @param p    the new parameters; copied.
+ * @return 0, or -EINVAL for NULL or bad parameters (nothing changed).
+ */
+int sirq_cpu_set_params(struct sirq_cpu *cpu, const struct sirq_params *p);
+
+/*
+ * Vectors.
+ */
+
+/**
+ * Register the handler of a vector (the kernel's open_softirq()).
+ *
+ * An application that wants a vector of its own should take one with
+ * sirq_vector_alloc() instead of choosing a number.
+ *
+ * Context: before the CPU's dispatcher and worker start, or on its
+ * dispatcher thread (a vector is not run before it is raised); never
+ * waits.
+ *
+ * @param cpu      the CPU.
+ * @param vec      the vector, below SIRQ_MAX_VECTORS.
+ * @param handler  its handler.
+ * @param arg      the handler's argument.
+ * @param name     short name for reports (copied, truncated to 15
+ *   chars); NULL keeps the kernel's name or "V<n>".
+ * @return 0; -EINVAL if @p cpu is NULL, @p vec >= SIRQ_MAX_VECTORS or
+ *   @p handler is NULL; -EBUSY for HI and TASKLET, which the tasklet
+ *   machinery owns, and for the vectors a binding runs itself (on a DPDK
+ *   lcore: TIMER, NET_RX and NET_TX).
+ */
+int sirq_register(struct sirq_cpu *cpu, unsigned int vec,
+		  sirq_handler_t handler, void *arg, const char *name);
+
+/**
+ * Take a free application vector (one past the kernel's ten, with no
+ * handler yet) and register @p handler on it. Vectors are never given
+ * back: take them at start.
+ *
+ * Context: as sirq_register(); never waits.
+ *
+ * @param cpu      the CPU.
+ * @param handler  its handler.
+ * @param arg      the handler's argument.
+ * @param name     short name for reports (copied, truncated to 15
+ *   chars); NULL keeps "V<n>".
+ * @return the vector number (>= SIRQ_NR_KERNEL_VECTORS), to pass to
+ *   sirq_raise(); -EINVAL if @p cpu or @p handler is NULL; -ENOSPC when
+ *   all SIRQ_MAX_VECTORS are taken.
+ */
+int sirq_vector_alloc(struct sirq_cpu *cpu, sirq_handler_t handler, void *arg,
+		      const char *name);
+
+/**
+ * Mark a vector pending (raise_softirq()).
+ *
+ * The time of the first raise since the vector last ran is kept for the
+ * raise-to-run latency. From process context on the CPU (ops.in_task) an
+ * idle worker is woken (SIRQ_WAKE_RAISE), as raise_softirq() does there;
+ * otherwise, if the mask was empty, ops.kick is called.
+ *
+ * Context: any thread, including handlers; never waits (beyond what
+ * ops.kick and ops.wake_worker do).
+ *
+ * @param cpu  the CPU.
+ * @param vec  a vector with a handler.
+ * @return 0, or -EINVAL if @p vec has no handler or @p cpu is NULL
+ *   (nothing is marked).
+ */
+int sirq_raise(struct sirq_cpu *cpu, unsigned int vec);
+
+/**
+ * Mark a vector pending without calling ops.kick (raise_softirq_irqoff()),
+ * for the dispatcher's own polling and for handlers, which run on a
+ * thread that looks at the pending mask anyway.
+ *
+ * Context: any thread; never waits. From a thread that will not look at
+ * the pending mask, the work waits for the next raise or look.
+ *
+ * @param cpu  the CPU.
+ * @param vec  a vector with a handler.
+ * @return 0, or -EINVAL if @p vec has no handler or @p cpu is NULL.
+ */
+int sirq_raise_irqoff(struct sirq_cpu *cpu, unsigned int vec);
+
+/**
+ * The pending mask now.
+ *
+ * Context: any thread; never waits. A racy snapshot.
+ *
+ * @param cpu  the CPU.
+ * @return bit n set if vector n is pending; 0 for a NULL @p cpu.
+ */
+uint32_t sirq_pending(const struct sirq_cpu *cpu);
+
+/**
+ * Set or clear the application's need_resched flag, ORed with
+ * ops.need_resched: while it is set, a pass may end early and leave its
+ * work to the worker, as the policy says.
+ *
+ * Context: any thread; never waits.
+ *
+ * @param cpu       the CPU.
+ * @param want_cpu  true: the application wants the CPU now.
+ */
+void sirq_set_need_resched(struct sirq_cpu *cpu, bool want_cpu);
+
+/**
+ * Does the application want the CPU now: the flag of
+ * sirq_set_need_resched() or ops.need_resched.
+ *
+ * Context: any thread; never waits (beyond ops.need_resched).
+ *
+ * @param cpu  the CPU.
+ * @return true if it does; false for a NULL @p cpu.
+ */
+bool sirq_need_resched(const struct sirq_cpu *cpu);
+
+/*
+ * The dispatcher and the worker: what a binding calls. On a DPDK lcore
+ * sirq_lcore_main() makes these calls.
+ */
+
+/**
+ * The dispatcher's irq_enter(): take the CPU's execution lock for the
+ * "hardirq" that follows, so that it may touch per-CPU state that the
+ * handlers share (for a DPDK lcore: its mempool cache, its rte_timer
+ * list), whichever thread runs the handlers. sirq_irq_exit() then runs
+ * pending work under the same lock and releases it.
+ *
+ * Context: the CPU's dispatcher thread only; never waits: it only tries
+ * the lock, and leaves it to a thread waiting for it.
+ *
+ * @param cpu  the CPU.
+ * @return true if the lock is held by the caller now (taken here, or
+ *   already held because bottom halves are off on this thread); false if
+ *   another thread holds it (the worker in a pass) or waits for it: the
+ *   caller must not touch the shared state and need not call
+ *   sirq_irq_exit().
+ */
+bool sirq_irq_enter(struct sirq_cpu *cpu);
+
+/**
+ * The dispatcher's irq_exit(): run pending work as the policy says.
+ * After a successful sirq_irq_enter() it runs under the lock taken there
+ * and releases it. Called alone it tries the lock itself. A pass that
+ * ends with work left wakes the worker with the reason.
+ *
+ * Context: the CPU's dispatcher thread only. Never waits for the lock:
+ * if another thread holds it, returns SIRQ_IRQ_EXIT_BUSY and leaves the
+ * work pending (call again later). May run one pass of handlers inline:
+ * at most max_restart rounds and max_time_ns plus the handler running
+ * then; less if the application wants the CPU or a thread waits for the
+ * lock.
+ *
+ * @param cpu  the CPU.
+ * @return what it did; SIRQ_IRQ_EXIT_IDLE for a NULL @p cpu.
+ */
+enum sirq_irq_exit_result sirq_irq_exit(struct sirq_cpu *cpu);
+
+/**
+ * One run of the worker thread (run_ksoftirqd()): one pass of the loop
+ * if work is pending, or the worker marked idle when nothing is. The
+ * return value tells the thread what to do next; no wake-up is lost
+ * between SIRQ_WORKER_SLEEP and the thread's sleep as long as
+ * ops.wake_worker leaves a token that the sleep consumes (an eventfd or
+ * futex counter).
+ *
+ * Context: the CPU's worker thread only. Never waits for the lock
+ * (SIRQ_WORKER_BUSY while another thread holds it); runs one pass at
+ * most, as sirq_irq_exit() does.
+ *
+ * @param cpu  the CPU.
+ * @return what the thread does next; SIRQ_WORKER_EXIT for a NULL @p cpu.
+ */
+enum sirq_worker_status sirq_worker_run(struct sirq_cpu *cpu);
+
+/**
+ * Wake the worker if it is idle (SIRQ_WAKE_EXPLICIT).
+ *
+ * Context: any thread; never waits (beyond ops.wake_worker).
+ *
+ * @param cpu  the CPU; NULL does nothing.
+ */
+void sirq_worker_wakeup(struct sirq_cpu *cpu);
+
+/**
+ * Stop the worker: from now on it is never woken nor waited for, and its
+ * next sirq_worker_run() returns SIRQ_WORKER_EXIT. The caller then wakes
+ * the thread itself and joins it.
+ *
+ * Context: any thread; never waits.
+ *
+ * @param cpu  the CPU; NULL does nothing.
+ */
+void sirq_worker_park(struct sirq_cpu *cpu);
+
+/**
+ * Undo sirq_worker_park() before starting a new worker thread. A CPU
+ * without ops.wake_worker stays parked.
+ *
+ * Context: any thread, while no worker thread of the CPU runs; never
+ * waits.
+ *
+ * @param cpu  the CPU; NULL does nothing.
+ */
+void sirq_worker_unpark(struct sirq_cpu *cpu);
+
+/**
+ * The worker's state now.
+ *
+ * Context: any thread; never waits. A racy snapshot.
+ *
+ * @param cpu  the CPU.
+ * @return the state; SIRQ_WORKER_PARKED for a NULL @p cpu.
+ */
+enum sirq_worker_state sirq_worker_state(const struct sirq_cpu *cpu);
+
+/*
+ * Bottom halves.
+ */
+
+/**
+ * Disable bottom halves on @p cpu for the calling thread
+ * (local_bh_disable()): take the CPU's execution lock, so that no handler
+ * of @p cpu runs until the matching sirq_bh_enable(). Nests. Code that
+ * shares per-CPU state with the handlers (on a DPDK lcore: its mempool
+ * cache, its rte_timer list) uses it around that state.
+ *
+ * Context: any thread, including a handler of @p cpu and a section
+ * already disabled (no wait there). Elsewhere it waits for the
+ * execution lock, at most until the holder's next vector boundary (one
+ * handler run): a pass that sees a waiter hands the lock over there, and
+ * waiters get it in the order they came.
+ *
+ * @param cpu  the CPU; NULL does nothing.
+ */
+void sirq_bh_disable(struct sirq_cpu *cpu);
+
+/**
+ * Re-enable bottom halves (local_bh_enable()). The outermost enable runs
+ * pending work through the same policy test as sirq_irq_exit(), on a
+ * thread that ops.is_local accepts; elsewhere it calls ops.kick and
+ * leaves the work to the CPU's dispatcher.
+ *
+ * Context: the thread that called sirq_bh_disable(). Never waits; the
+ * outermost enable on one of the CPU's own threads may run one pass of
+ * handlers inline, as sirq_irq_exit() does.
+ *
+ * @param cpu  the CPU.
+ * @return 0; -EPERM if this thread has no matching sirq_bh_disable();
+ *   -EINVAL for a NULL @p cpu.
+ */
+int sirq_bh_enable(struct sirq_cpu *cpu);
+
+/*
+ * Counters.
+ */
+
+/**
+ * Copy the counters of @p cpu.
+ *
+ * Context: any thread; never waits. Each counter is read atomically, the
+ * set as a whole is not a single snapshot.
+ *
+ * @param cpu  the CPU; NULL gives all zeros.
+ * @param st   where to copy them; NULL does nothing.
+ */
+void sirq_stats_get(const struct sirq_cpu *cpu, struct sirq_stats *st);
+
+/**
+ * Zero the counters.
+ *
+ * Context: the dispatcher thread with the worker idle or parked, or any
+ * thread while neither runs (a counter written meanwhile may keep its
+ * value); never waits.
+ *
+ * @param cpu  the CPU; NULL does nothing.
+ */
+void sirq_stats_reset(struct sirq_cpu *cpu);
+
+/**
+ * Latency percentile from a histogram, as the upper bound of the bucket
+ * that holds it (max_ns for the last one).
+ *
+ * Context: any thread; never waits.
+ *
+ * @param lat  the histogram, e.g. from sirq_stats_get().
+ * @param q    quantile in [0, 1] (clamped).
+ * @return nanoseconds; 0 if there are no samples or @p lat is NULL.
+ */
+uint64_t sirq_latency_quantile(const struct sirq_latency *lat, double q);
+
+/*
+ * Tasklets (kernel/softirq.c): deferred functions on HI or TASKLET.
+ */
+
+struct sirq_tasklet;
+
+/**
+ * A tasklet's function. It runs in a handler of the CPU it was scheduled
+ * on, never concurrently with itself.
+ *
+ * @param t    the tasklet.
+ * @param arg  the argument given to sirq_tasklet_init().
+ */
+typedef void (*sirq_tasklet_fn_t)(struct sirq_tasklet *t, void *arg);
+
+/**
+ * A tasklet. Initialise with sirq_tasklet_init(); fields are private.
+ */
+struct sirq_tasklet {
+	struct sirq_tasklet *next;	/**< private */
+	uint32_t state;			/**< private */
+	uint32_t disable_count;		/**< private */
+	sirq_tasklet_fn_t fn;		/**< private */
+	void *arg;			/**< private */
+};
+
+/**
+ * Prepare a tasklet, or revive a killed one.
+ *
+ * Context: any thread, while the tasklet is neither scheduled nor
+ * running; never waits.
+ *
+ * @param t    the tasklet; NULL does nothing.
+ * @param fn   its function.
+ * @param arg  the function's argument.
+ */
+void sirq_tasklet_init(struct sirq_tasklet *t, sirq_tasklet_fn_t fn,
+		       void *arg);
+
+/**
+ * Schedule @p t on @p cpu's TASKLET vector (tasklet_schedule()).
+ *
+ * Scheduling an already scheduled tasklet does nothing; a tasklet that
+ * schedules itself while running runs once more. It never runs
+ * concurrently with itself, even when scheduled on several CPUs.
+ *
+ * Context: any thread, including handlers and the tasklet itself; never
+ * waits.
+ *
+ * @param cpu  the CPU to run it on.
+ * @param t    the tasklet.
+ * @return true if this call scheduled it; false if it was already
+ *   scheduled, has been killed, or an argument is NULL.
+ */
+bool sirq_tasklet_schedule(struct sirq_cpu *cpu, struct sirq_tasklet *t);
+
+/**
+ * As sirq_tasklet_schedule(), on the HI vector (tasklet_hi_schedule()).
+ *
+ * Context: any thread, including handlers and the tasklet itself; never
+ * waits.
+ *
+ * @param cpu  the CPU to run it on.
+ * @param t    the tasklet.
+ * @return as sirq_tasklet_schedule().
+ */
+bool sirq_tasklet_hi_schedule(struct sirq_cpu *cpu, struct sirq_tasklet *t);
+
+/**
+ * Disable a tasklet and wait until it is not running. Nests. While
+ * disabled it stays scheduled and runs after the matching enable.
+ *
+ * Context: any thread but the tasklet itself (which would wait for
+ * itself); waits, yielding, until the tasklet is not running: at most
+ * the rest of one run of it.
+ *
+ * @param t  the tasklet; NULL does nothing.
+ */
+void sirq_tasklet_disable(struct sirq_tasklet *t);
+
+/**
+ * Disable without waiting (tasklet_disable_nosync()): a run already
+ * started finishes.
+ *
+ * Context: any thread, including the tasklet itself; never waits.
+ *
+ * @param t  the tasklet; NULL does nothing.
+ */
+void sirq_tasklet_disable_nosync(struct sirq_tasklet *t);
+
+/**
+ * Undo one disable.
+ *
+ * Context: any thread; never waits.
+ *
+ * @param t  the tasklet.
+ * @return 0, or -EINVAL if the tasklet was not disabled or is NULL.
+ */
+int sirq_tasklet_enable(struct sirq_tasklet *t);
+
+/**
+ * Kill a tasklet: wait until it is neither scheduled nor running, then
+ * refuse further scheduling until sirq_tasklet_init().
+ *
+ * Context: any thread but a handler of a CPU that the tasklet is
+ * scheduled on, and not for a disabled tasklet that is scheduled (either
+ * would wait forever); waits, yielding, until the tasklet has run if it
+ * was scheduled: at most until that CPU's next pass reaches it.
+ *
+ * @param t  the tasklet; NULL does nothing.
+ */
+void sirq_tasklet_kill(struct sirq_tasklet *t);
+
+/**
+ * Is the tasklet scheduled (waiting to run)?
+ *
+ * Context: any thread; never waits. A racy snapshot.
+ *
+ * @param t  the tasklet.
+ * @return true if scheduled; false if not, or NULL.
+ */
+bool sirq_tasklet_is_scheduled(const struct sirq_tasklet *t);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SIRQ_ENGINE_H */
