@@ -903,6 +903,8 @@ sirq_stats_json(FILE *f)
 {
 	struct json_walk w = { .f = f };
 
+	if (f == NULL)
+		return -EINVAL;
 	w.st = malloc(sizeof(*w.st));
 	if (w.st == NULL)
 		return -ENOMEM;
