@@ -52,7 +52,8 @@ expect() {	# package path...
 	done
 }
 expect libsirq0 "$libdir/libsirq.so.0" "$libdir/libsirq.so.$version"
-expect libsirq-dev /usr/include/sirq.h "$libdir/libsirq.so" "$libdir/libsirq.a" \
+expect libsirq-dev /usr/include/sirq.h /usr/include/sirq_engine.h \
+	/usr/include/sirq_lcore.h "$libdir/libsirq.so" "$libdir/libsirq.a" \
 	"$libdir/pkgconfig/libsirq.pc"
 programs=(l2fwd-sirq tcp-echo tcp-echo-client sirq-sim)
 for prog in "${programs[@]}"; do
@@ -67,7 +68,7 @@ extra=$(printf '%s\n' "${!owner[@]}" | grep -E "^(/usr/bin/|$libdir/[^/]*$)" | s
 		-e "$libdir/libsirq.so" -e "$libdir/libsirq.a" \
 		"${programs[@]/#/-e/usr/bin/}" || true)
 [ -z "$extra" ] || fail "unexpected files: $extra"
-echo "deb: dpkg -c: library, header, .a, .pc, ${#programs[@]} programs with man pages," \
+echo "deb: dpkg -c: library, headers, .a, .pc, ${#programs[@]} programs with man pages," \
 	"$(ls "$top"/config/*.ini | wc -l) example configs, each in its package"
 
 # Dependencies and the symbols file.

@@ -25,6 +25,23 @@ $cc -Wall -Wextra -Werror -o "$dest/consumer" "$src/consumer.c" \
 	$($PKG_CONFIG --cflags --libs libsirq)
 LD_LIBRARY_PATH=$(dirname "$(find "$dest$prefix" -name 'libsirq.so' | head -1)") "$dest/consumer"
 
+# Each public header alone, with only the installed include directory:
+# no DPDK include path. The engine's needs none; the binding's and the
+# umbrella only declare the DPDK types they name. Then the engine-only
+# consumer built that way and linked against the shared library.
+incdir=$($PKG_CONFIG --variable=includedir libsirq)
+for h in sirq_engine.h sirq_lcore.h sirq.h; do
+	[ -f "$incdir/$h" ] || { echo "$h not installed in $incdir" >&2; exit 1; }
+	printf '#include <%s>\n' "$h" |
+		$cc -Wall -Wextra -Werror -std=c11 -fsyntax-only -I"$incdir" -x c - ||
+		{ echo "$h does not compile on its own without DPDK" >&2; exit 1; }
+done
+# shellcheck disable=SC2046
+$cc -Wall -Wextra -Werror -o "$dest/consumer-engine" "$src/consumer.c" \
+	-I"$incdir" $($PKG_CONFIG --libs libsirq)
+LD_LIBRARY_PATH=$(dirname "$(find "$dest$prefix" -name 'libsirq.so' | head -1)") "$dest/consumer-engine"
+echo "headers: sirq_engine.h, sirq_lcore.h and sirq.h each compile without DPDK's include path"
+
 # The same program against the static archive. Its DPDK dependency is
 # linked shared: Debian's static DPDK wants -dev packages we do not need.
 static_libs="$($PKG_CONFIG --libs libsirq |
@@ -34,8 +51,9 @@ $cc -Wall -Wextra -Werror -o "$dest/consumer-static" "$src/consumer.c" \
 	$($PKG_CONFIG --cflags libsirq) $static_libs
 "$dest/consumer-static"
 
-# The example dataplane of docs/architecture.md, against the installed
-# library, for one second on a null port.
+# The example dataplane of docs/architecture.md, on the binding's header
+# (sirq_lcore.h), against the installed library, for one second on a null
+# port.
 # shellcheck disable=SC2046
 $cc -O2 -Wall -Wextra -Werror -o "$dest/minimal" "$src/../../examples/minimal/minimal.c" \
 	$($PKG_CONFIG --cflags --libs libsirq libdpdk)
