@@ -169,7 +169,7 @@ parse_options(int argc, char **argv, struct options *o)
 	o->new_policy = SIRQ_POLICY_MAINLINE;
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "d:c:p:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":d:c:p:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'd':
 			if (parse_seconds("--duration", optarg, &o->duration_s) != 0)
@@ -436,7 +436,10 @@ main(int argc, char **argv)
 	/* 1. EAL, then the application's options after "--". */
 	ret = rte_eal_init(argc, argv);
 	if (ret < 0) {
-		fprintf(stderr, PROG ": EAL init: %s\n", rte_strerror(rte_errno));
+		/* EAL logged why; not every failure sets rte_errno. */
+		fprintf(stderr, PROG ": EAL init failed: %s\n",
+			rte_errno != 0 ? rte_strerror(rte_errno) :
+			"see EAL's messages above");
 		return rte_errno == EINVAL ? EXIT_USAGE : EXIT_FAILURE_RUN;
 	}
 	argc -= ret;
