@@ -72,6 +72,11 @@ sirq_lcore_should_stop(const struct sirq_lcore *lc)
 	return __atomic_load_n(&lc->stop, __ATOMIC_RELAXED) != 0;
 }
 
+/* Why @p p does not suit @p lc, in @p buf; NULL when it does. */
+const char *sirq_lcore_params_why_invalid(const struct sirq_lcore *lc,
+					  const struct sirq_lcore_params *p,
+					  char *buf, size_t len);
+
 void sirq_lcore_foreach(void (*fn)(struct sirq_lcore *lc, void *arg),
 			void *arg);
 void sirq_lcore_registry_lock(void);
