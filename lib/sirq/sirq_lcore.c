@@ -235,6 +235,15 @@ sirq_lcore_get_params(const struct sirq_lcore *lc, struct sirq_lcore_params *p)
 	return 0;
 }
 
+const char *
+sirq_lcore_params_why_invalid(const struct sirq_lcore *lc,
+			      const struct sirq_lcore_params *p, char *buf,
+			      size_t len)
+{
+	return params_why_invalid(p, lc->conf.mode, lc->conf.irq_priority,
+				  buf, len);
+}
+
 int
 sirq_lcore_set_params(struct sirq_lcore *lc, const struct sirq_lcore_params *p)
 {

@@ -72,6 +72,11 @@ struct sirq_lcore {
 	struct sirq_lcore_stats stats __rte_cache_aligned;
 };
 
+/* Why @p p does not suit @p lc, in @p buf; NULL when it does. */
+const char *sirq_lcore_params_why_invalid(const struct sirq_lcore *lc,
+					  const struct sirq_lcore_params *p,
+					  char *buf, size_t len);
+
 /* The registry of lcores, for telemetry and the JSON report. */
 void sirq_lcore_foreach(void (*fn)(struct sirq_lcore *lc, void *arg),
 			void *arg);

@@ -10,6 +10,7 @@
  * which keeps an lcore from being freed underneath them.
  */
 
+#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
@@ -217,6 +218,22 @@ tel_lookup(const char *params, struct rte_tel_data *d)
 	return lc;
 }
 
+/*
+ * A vector's name as a telemetry key: DPDK's telemetry drops a key with
+ * characters other than letters, digits and '_' without a word, so a
+ * vector named "fwd-peak" would vanish from /sirq/softirqs.
+ */
+static const char *
+tel_key(const char *name, char *buf, size_t len)
+{
+	size_t i;
+
+	for (i = 0; name[i] != '\0' && i + 1 < len; i++)
+		buf[i] = isalnum((unsigned char)name[i]) ? name[i] : '_';
+	buf[i] = '\0';
+	return buf;
+}
+
 struct tel_walk {
 	struct rte_tel_data *d;
 };
@@ -227,7 +244,7 @@ tel_softirqs_one(struct sirq_lcore *lc, void *arg)
 	struct tel_walk *w = arg;
 	struct rte_tel_data *per = rte_tel_data_alloc();
 	struct sirq_stats st;
-	char name[32];
+	char name[32], key[32];
 	unsigned int v;
 
 	if (per == NULL)
@@ -237,7 +254,8 @@ tel_softirqs_one(struct sirq_lcore *lc, void *arg)
 	for (v = 0; v < SIRQ_MAX_VECTORS; v++)
 		if (vector_shown(&st, v))
 			rte_tel_data_add_dict_u64(per,
-				sirq_vector_name(lc->cpu, v),
+				tel_key(sirq_vector_name(lc->cpu, v), key,
+					sizeof(key)),
 				st.runs[v][SIRQ_CTX_INLINE] +
 				st.runs[v][SIRQ_CTX_WORKER]);
 	snprintf(name, sizeof(name), "lcore%u", lc->lcore_id);
@@ -281,6 +299,7 @@ tel_latency(const char *cmd, const char *params, struct rte_tel_data *d)
 {
 	struct sirq_lcore *lc;
 	struct sirq_stats *st;
+	char key[32];
 	unsigned int v;
 
 	RTE_SET_USED(cmd);
@@ -303,7 +322,8 @@ tel_latency(const char *cmd, const char *params, struct rte_tel_data *d)
 			rte_tel_data_start_dict(per);
 			visit_latency(&st->latency[v], tel_emit, per);
 			rte_tel_data_add_dict_container(d,
-				sirq_vector_name(lc->cpu, v), per, 0);
+				tel_key(sirq_vector_name(lc->cpu, v), key,
+					sizeof(key)), per, 0);
 		}
 	}
 	sirq_lcore_registry_unlock();
@@ -687,10 +707,11 @@ params_set_lcore(struct sirq_lcore *lc, const char *items, char *why,
 		if (bad != NULL)
 			return bad;
 	}
+	bad = sirq_lcore_params_why_invalid(lc, &p, why, len);
+	if (bad != NULL)
+		return bad;
 	if (sirq_lcore_set_params(lc, &p) != 0) {
-		snprintf(why, len,
-			 "lcore %u refused the values (the log names the bad one)",
-			 lc->lcore_id);
+		snprintf(why, len, "lcore %u refused the values", lc->lcore_id);
 		return why;
 	}
 	return NULL;

@@ -2,7 +2,7 @@
 # The Debian packages, as a user gets them: scripts/deb.sh builds them from
 # a copy of the tree into a scratch directory (lintian without errors);
 # dpkg -c shows each file in the package it belongs to; dpkg -x unpacks
-# them into a scratch root, where examples/minimal builds against
+# them into a scratch root, where examples/minimal and examples/forwarder build against
 # libsirq-dev with nothing but pkg-config and runs on that root's
 # libsirq.so.0, and tests/install's consumer links the static library.
 # Exit 77 (skip) when dpkg-buildpackage, debhelper or a build dependency
@@ -21,7 +21,7 @@ unmet=$(cd "$top" && dpkg-checkbuilddeps 2>&1) ||
 
 tmp=$(mktemp -d)
 prefix=sirq-deb-$$
-trap 'rm -rf "$tmp" "/var/run/dpdk/$prefix"' EXIT
+trap 'rm -rf "$tmp" "/var/run/dpdk/$prefix" "/var/run/dpdk/$prefix-fwd"' EXIT
 
 version=$(cd "$top" && dpkg-parsechangelog -S Version)
 meson_version=$(sed -n "s/^[[:space:]]*version: '\([^']*\)',/\1/p" "$top/meson.build" | head -1)
@@ -54,7 +54,8 @@ expect() {	# package path...
 expect libsirq0 "$libdir/libsirq.so.0" "$libdir/libsirq.so.$version"
 expect libsirq-dev /usr/include/sirq.h /usr/include/sirq_engine.h \
 	/usr/include/sirq_lcore.h "$libdir/libsirq.so" "$libdir/libsirq.a" \
-	"$libdir/pkgconfig/libsirq.pc"
+	"$libdir/pkgconfig/libsirq.pc" \
+	/usr/share/doc/libsirq-dev/examples/minimal.c /usr/share/doc/libsirq-dev/examples/forwarder.c
 programs=(l2fwd-sirq tcp-echo tcp-echo-client sirq-sim)
 for prog in "${programs[@]}"; do
 	expect sirq-tools "/usr/bin/$prog" "/usr/share/man/man1/$prog.1.gz"
@@ -131,6 +132,26 @@ if [ "$(id -u)" -eq 0 ]; then
 	echo "deb: examples/minimal ran 1 s on net_null: $(head -1 "$tmp/minimal.json")"
 else
 	echo "deb: not root: examples/minimal built and linked, not run (DPDK's EAL)"
+fi
+
+# examples/forwarder, as tests/install runs it: two null ports, 3 s, the
+# policy changed after 1 s; it exits 0 only if every mbuf came back.
+# shellcheck disable=SC2046
+$cc -O2 -Wall -Wextra -Werror -o "$tmp/forwarder" "$top/examples/forwarder/forwarder.c" \
+	$(pkg-config --cflags --libs libsirq libdpdk)
+"$tmp/forwarder" -- --help >/dev/null
+if [ "$(id -u)" -eq 0 ]; then
+	"$tmp/forwarder" -l 0,1 --no-huge -m 256 --no-pci --no-telemetry \
+		--file-prefix="$prefix-fwd" --vdev=net_null0 --vdev=net_null1 \
+		-- --duration 3 --change-after 1 >"$tmp/forwarder.out" ||
+		fail "forwarder exited $?: $(cat "$tmp/forwarder.out")"
+	grep -q 'control thread: policy [a-z]* -> mainline' "$tmp/forwarder.out" ||
+		fail "forwarder did not change the policy: $(cat "$tmp/forwarder.out")"
+	grep -q 'timer [1-9][0-9]*, tasklet [1-9][0-9]*, vector [1-9]' "$tmp/forwarder.out" ||
+		fail "forwarder's timer, tasklet or vector did not run: $(cat "$tmp/forwarder.out")"
+	echo "deb: examples/forwarder ran 3 s on net_null: $(grep '^forwarder: forwarded' "$tmp/forwarder.out")"
+else
+	echo "deb: not root: examples/forwarder built and linked, not run (DPDK's EAL)"
 fi
 
 # The static library: tests/install's consumer, libsirq.a from the root.

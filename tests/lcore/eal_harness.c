@@ -131,6 +131,17 @@ dispatcher_join(struct sirq_lcore *lc)
 	cr_assert(ret == 0, "dispatcher returned %d", ret);
 }
 
+void
+rx_free_all(struct sirq_lcore *lc, uint16_t port, uint16_t queue,
+	    struct rte_mbuf **pkts, uint16_t n, void *arg)
+{
+	(void)lc;
+	(void)port;
+	(void)queue;
+	(void)arg;
+	rte_pktmbuf_free_bulk(pkts, n);
+}
+
 uint64_t
 now_ns(void)
 {

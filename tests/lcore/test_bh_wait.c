@@ -60,16 +60,6 @@ struct waits {
 	uint64_t ns[MAX_CALLS];
 };
 
-static void
-drop_rx(struct sirq_lcore *lc, uint16_t port, uint16_t queue,
-	struct rte_mbuf **pkts, uint16_t n, void *arg)
-{
-	(void)lc;
-	(void)port;
-	(void)queue;
-	(void)arg;
-	rte_pktmbuf_free_bulk(pkts, n);
-}
 
 /*
  * One call, timed: bottom halves off and on again, every other time a
@@ -179,7 +169,7 @@ flood_with_waiter(enum sirq_policy_id policy, enum sirq_mode mode,
 	}
 	lc = sirq_lcore_create(TEST_LCORE, &conf);
 	cr_assert(lc != NULL);
-	cr_assert(sirq_lcore_add_rx_queue(lc, 0, 0, drop_rx, NULL) == 0);
+	cr_assert(sirq_lcore_add_rx_queue(lc, 0, 0, rx_free_all, NULL) == 0);
 	w.cpu = sirq_lcore_cpu(lc);
 	w.params = conf.params;
 	w.next_ns = now_ns() + 100 * 1000000ULL;	/* after the flood starts */

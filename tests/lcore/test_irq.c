@@ -341,16 +341,6 @@ Test(lcore_irq, with_every_rx_interrupt_armed_it_wakes_only_for_ticks_and_interr
 
 #define FLOOD_MS 1000
 
-static void
-drop_rx(struct sirq_lcore *lc, uint16_t port, uint16_t queue,
-	struct rte_mbuf **pkts, uint16_t n, void *arg)
-{
-	(void)lc;
-	(void)port;
-	(void)queue;
-	(void)arg;
-	rte_pktmbuf_free_bulk(pkts, n);
-}
 
 /*
  * net_null floods the lcore's one queue for FLOOD_MS in irq mode at the
@@ -372,7 +362,7 @@ flood_run(enum sirq_policy_id policy, struct sirq_lcore_stats *ls,
 	conf.params.policy = policy;
 	lc = sirq_lcore_create(TEST_LCORE, &conf);
 	cr_assert(lc != NULL);
-	cr_assert(sirq_lcore_add_rx_queue(lc, 0, 0, drop_rx, NULL) == 0);
+	cr_assert(sirq_lcore_add_rx_queue(lc, 0, 0, rx_free_all, NULL) == 0);
 	dispatcher_launch(lc);
 	usleep(FLOOD_MS * 1000);
 	dispatcher_join(lc);

@@ -280,16 +280,6 @@ Test(lcore_lifecycle, stop_before_launch_and_double_stop, .timeout = 30)
 	cr_expect_eq(pool_in_use(), 0);
 }
 
-static void
-drop_all(struct sirq_lcore *lc, uint16_t port, uint16_t queue,
-	 struct rte_mbuf **pkts, uint16_t n, void *arg)
-{
-	(void)lc;
-	(void)port;
-	(void)queue;
-	(void)arg;
-	rte_pktmbuf_free_bulk(pkts, n);
-}
 
 Test(lcore_lifecycle, calls_with_wrong_arguments_are_refused, .timeout = 30)
 {
@@ -322,9 +312,9 @@ Test(lcore_lifecycle, calls_with_wrong_arguments_are_refused, .timeout = 30)
 	cr_expect_null(sirq_lcore_create(TEST_LCORE, &conf));
 	cr_expect_eq(rte_errno, EEXIST, "a second dispatcher for one lcore");
 
-	cr_expect_eq(sirq_lcore_add_rx_queue(lc, RTE_MAX_ETHPORTS, 0, drop_all,
+	cr_expect_eq(sirq_lcore_add_rx_queue(lc, RTE_MAX_ETHPORTS, 0, rx_free_all,
 					     NULL), -EINVAL, "no such port");
-	cr_expect_eq(sirq_lcore_add_rx_queue(lc, rp.port, 1, drop_all, NULL),
+	cr_expect_eq(sirq_lcore_add_rx_queue(lc, rp.port, 1, rx_free_all, NULL),
 		     -EINVAL, "no such queue");
 	cr_expect_eq(sirq_lcore_add_rx_queue(lc, rp.port, 0, NULL, NULL),
 		     -EINVAL, "NULL Rx function");

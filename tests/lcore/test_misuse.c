@@ -15,16 +15,6 @@
 
 #include "eal_harness.h"
 
-static void
-never_rx(struct sirq_lcore *lc, uint16_t port, uint16_t queue,
-	 struct rte_mbuf **pkts, uint16_t n, void *arg)
-{
-	(void)lc;
-	(void)port;
-	(void)queue;
-	(void)arg;
-	rte_pktmbuf_free_bulk(pkts, n);
-}
 
 static void
 never_called(struct sirq_cpu *cpu, void *arg)
@@ -81,7 +71,7 @@ Test(lcore_misuse, every_function_refuses_a_null_lcore)
 
 	eal_start(NULL);
 	sirq_lcore_conf_default(NULL);
-	cr_expect_eq(sirq_lcore_add_rx_queue(NULL, 0, 0, never_rx, NULL), -EINVAL);
+	cr_expect_eq(sirq_lcore_add_rx_queue(NULL, 0, 0, rx_free_all, NULL), -EINVAL);
 	cr_expect_eq(sirq_lcore_add_tx_queue(NULL, 0, 0), -EINVAL);
 	cr_expect_eq(sirq_tx(NULL, 0, m), -EINVAL);
 	cr_expect_eq(sirq_tx_burst(NULL, 0, &m, 1), -EINVAL);
@@ -126,11 +116,11 @@ Test(lcore_misuse, out_of_range_and_wrong_state_arguments_are_refused)
 
 	/* Queues that do not exist, and a NULL Rx function. */
 	cr_expect_eq(sirq_lcore_add_rx_queue(lc, 0, 0, NULL, NULL), -EINVAL);
-	cr_expect_eq(sirq_lcore_add_rx_queue(lc, 0, 1, never_rx, NULL), -EINVAL);
-	cr_expect_eq(sirq_lcore_add_rx_queue(lc, 9, 0, never_rx, NULL), -EINVAL);
+	cr_expect_eq(sirq_lcore_add_rx_queue(lc, 0, 1, rx_free_all, NULL), -EINVAL);
+	cr_expect_eq(sirq_lcore_add_rx_queue(lc, 9, 0, rx_free_all, NULL), -EINVAL);
 	cr_expect_eq(sirq_lcore_add_tx_queue(lc, 0, 1), -EINVAL);
 	cr_expect_eq(sirq_lcore_add_tx_queue(lc, 9, 0), -EINVAL);
-	cr_assert_eq(sirq_lcore_add_rx_queue(lc, 0, 0, never_rx, NULL), 0);
+	cr_assert_eq(sirq_lcore_add_rx_queue(lc, 0, 0, rx_free_all, NULL), 0);
 	txq = sirq_lcore_add_tx_queue(lc, 0, 0);
 	cr_assert_geq(txq, 0);
 
