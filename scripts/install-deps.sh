@@ -41,6 +41,9 @@ PKGS=(
 	debhelper
 	help2man
 	lintian
+	# the Debian 13 leg (scripts/trixie-root.sh, scripts/test-trixie.sh):
+	# a trixie root from Debian's archive, DPDK 24.11 and gcc 14 inside
+	mmdebstrap
 )
 
 missing=()
