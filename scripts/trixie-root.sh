@@ -46,8 +46,13 @@ PKGS=(
 	mount
 	procps
 	babeltrace2
+	# reads the sirq.* CTF trace in tests/l2fwd/test_trace.c: trixie's
+	# babeltrace2 2.1.1 aborts on DPDK's CTF (22.11's and 24.11's alike,
+	# a failed library precondition), babeltrace 1.5 reads it
+	babeltrace
 	valgrind
 	# the Debian packages (scripts/deb.sh, tests/deb)
+	build-essential
 	dpkg-dev
 	debhelper
 	help2man
