@@ -2,8 +2,9 @@
 # Install dependencies, reserve hugepages if it can (scripts/hugepages.sh),
 # build with -Werror, run every test; then run the tests again under
 # ASan+UBSan, the engine's stress test under TSan, each libFuzzer target
-# for FUZZ_SECONDS (15) from its kept corpus, and build and check the
-# Debian packages once (tests/deb). Prints one summary line
+# for FUZZ_SECONDS (15) from its kept corpus, build and check the
+# Debian packages once (tests/deb), and run the Debian 13 leg
+# (scripts/test-trixie.sh: DPDK 24.11, gcc 14). Prints one summary line
 # "N passed, N failed" at the end; exit status 0 only if all passed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -85,6 +86,28 @@ case $rc in
 *) failed=$((failed + 1)); echo "== deb: 0 passed, 1 failed"
    echo "deb: tests/deb/check-deb.sh (exit $rc)" >>"$failures" ;;
 esac
+
+# The Debian 13 leg: the same tree against DPDK 24.11 and gcc 14 in a
+# cached trixie root (scripts/test-trixie.sh): -Werror build, every suite
+# that boots no guest, the Debian packages for trixie with lintian. It
+# skips only when Debian's archive cannot be reached to make the root.
+echo "== trixie: scripts/test-trixie.sh"
+trixie_log=$(mktemp)
+rc=0
+TRIXIE_FAILURES=$failures scripts/test-trixie.sh 2>&1 | tee "$trixie_log" || rc=${PIPESTATUS[0]}
+if [ "$rc" -eq 77 ]; then
+	echo "== trixie: skipped (Debian's archive cannot be reached)"
+elif counts=$(grep -oE '^trixie: [0-9]+ passed, [0-9]+ failed$' "$trixie_log" | tail -1) &&
+	[ -n "$counts" ]; then
+	read -r ok bad < <(awk '{ print $2, $4 }' <<<"$counts")
+	passed=$((passed + ok))
+	failed=$((failed + bad))
+	[ "$rc" -eq 0 ] || [ "$bad" -gt 0 ] || failed=$((failed + 1))
+else
+	failed=$((failed + 1))
+	echo "trixie: scripts/test-trixie.sh (exit $rc, no counts)" >>"$failures"
+fi
+rm -f "$trixie_log"
 
 if [ -s "$failures" ]; then
 	echo "== failed:"
