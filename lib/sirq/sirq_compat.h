@@ -10,11 +10,21 @@
  * version check of their own; where both versions have an API, the newer
  * one is used.
  *
- * Differences between 22.11 and 24.11 that reach libsirq:
+ * Differences between 22.11 and 24.11 found building everything (library,
+ * apps, tools, tests) with -Werror against both (docs/architecture.md,
+ * "Supported DPDK versions"):
  *
  *  - rte_tel_data_add_dict_u64() is deprecated (23.03) in favour of
  *    rte_tel_data_add_dict_uint(), which 22.11 does not have:
- *    sirq_tel_add_dict_uint().
+ *    sirq_tel_add_dict_uint() below.
+ *  - rte_tel_data_add_dict_int() takes an int in 22.11, an int64_t from
+ *    23.03 on: the same call compiles on both (libsirq passes an int).
+ *  - The libraries' ABI: librte_*.so.23 (22.11) against .so.25 (24.11);
+ *    libsirq is rebuilt per version, nothing in its own ABI changes.
+ *
+ * Everything else libsirq calls (ethdev bursts and Rx interrupts,
+ * rte_power_monitor, EAL lcores and threads, mempool, rte_timer,
+ * rte_trace points) compiles unchanged, warnings as errors.
  */
 
 #include <stdint.h>
