@@ -44,6 +44,9 @@ PKGS=(
 	# the API reference (-Ddocs=true, docs/api): HTML only, no graphs,
 	# so no graphviz
 	doxygen
+	# the Debian 13 leg (scripts/trixie-root.sh, scripts/test-trixie.sh):
+	# a trixie root from Debian's archive, DPDK 24.11 and gcc 14 inside
+	mmdebstrap
 )
 
 missing=()

@@ -3,8 +3,9 @@
 # build with -Werror, run every test; then run the tests again under
 # ASan+UBSan, the engine's stress test under TSan, each libFuzzer target
 # for FUZZ_SECONDS (15) from its kept corpus, build and check the
-# Debian packages once (tests/deb), and build the API reference with
-# doxygen's warnings as errors (docs/api). Prints one summary line
+# Debian packages once (tests/deb), build the API reference with
+# doxygen's warnings as errors (docs/api), and run the Debian 13 leg
+# (scripts/test-trixie.sh: DPDK 24.11, gcc 14). Prints one summary line
 # "N passed, N failed" at the end; exit status 0 only if all passed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -22,54 +23,8 @@ export TSAN_OPTIONS=halt_on_error=1
 export FUZZ_SECONDS=${FUZZ_SECONDS:-15}
 
 jobs=$(nproc)
-summary() {
-	# Test cases from Criterion's synthesis lines; one per other test.
-	python3 - "$1" "$failures" "$2" <<'PY'
-import json, re, sys
-synth = re.compile(r"Synthesis: Tested: (\d+) \| Passing: (\d+) \| Failing: (\d+) \| Crashing: (\d+)")
-ok = bad = 0
-names = []
-with open(sys.argv[1]) as f:
-	for line in f:
-		r = json.loads(line)
-		m = synth.search((r.get("stdout") or "") + (r.get("stderr") or ""))
-		if m:
-			ok += int(m.group(2))
-			bad += int(m.group(3)) + int(m.group(4))
-			out = (r.get("stdout") or "") + (r.get("stderr") or "")
-			# Each failed case with its assertion lines, for CI's tail.
-			lines = out.splitlines()
-			for i, l in enumerate(lines):
-				c = re.match(r"\[FAIL\] (\S+): \(", l)
-				if not c:
-					continue
-				why = []
-				for j in range(i - 1, max(i - 12, -1), -1):
-					if not lines[j].startswith("[----]"):
-						break
-					t = lines[j][6:].strip()
-					if t:
-						why.insert(0, t)
-				names.append(r["name"] + ": " + c.group(1) +
-					     "".join("\n      " + w for w in why[-4:]))
-			if r["result"] not in ("OK", "EXPECTEDFAIL") and int(m.group(3)) + int(m.group(4)) == 0:
-				bad += 1	# killed or timed out after its synthesis
-				names.append(r["name"] + " (" + r["result"] + ")")
-		elif r["result"] in ("OK", "EXPECTEDFAIL", "SKIP"):
-			ok += 1
-		else:
-			bad += 1
-			out = [l for l in ((r.get("stdout") or "") + (r.get("stderr") or "")).splitlines() if l.strip()]
-			# The lines that say what went wrong, else the last ones.
-			said = [l for l in out if re.search(r"SUMMARY|ERROR|WARNING|FAIL|[Ff]ailed|error:|not ok", l)]
-			tail = (said or out)[-6:]
-			names.append(r["name"] + " (" + r["result"] + ")" +
-				     "".join("\n      " + t[:200] for t in tail))
-print(ok, bad)
-with open(sys.argv[2], "a") as f:
-	for n in names:
-		f.write(sys.argv[3] + ": " + n + "\n")
-PY
+summary() {	# testlog.json name: "passed failed"; failed tests into $failures
+	python3 scripts/test-summary.py "$1" "$failures" "$2"
 }
 
 run_suite() {	# name builddir meson-setup-args... -- meson-test-args...
@@ -156,6 +111,28 @@ else
 	failed=$((failed + 1)); echo "== docs: 0 passed, 1 failed"
 	echo "docs: the API reference (doxygen warnings above)" >>"$failures"
 fi
+
+# The Debian 13 leg: the same tree against DPDK 24.11 and gcc 14 in a
+# cached trixie root (scripts/test-trixie.sh): -Werror build, every suite
+# that boots no guest, the Debian packages for trixie with lintian. It
+# skips only when Debian's archive cannot be reached to make the root.
+echo "== trixie: scripts/test-trixie.sh"
+trixie_log=$(mktemp)
+rc=0
+TRIXIE_FAILURES=$failures scripts/test-trixie.sh 2>&1 | tee "$trixie_log" || rc=${PIPESTATUS[0]}
+if [ "$rc" -eq 77 ]; then
+	echo "== trixie: skipped (Debian's archive cannot be reached)"
+elif counts=$(grep -oE '^trixie: [0-9]+ passed, [0-9]+ failed$' "$trixie_log" | tail -1) &&
+	[ -n "$counts" ]; then
+	read -r ok bad < <(awk '{ print $2, $4 }' <<<"$counts")
+	passed=$((passed + ok))
+	failed=$((failed + bad))
+	[ "$rc" -eq 0 ] || [ "$bad" -gt 0 ] || failed=$((failed + 1))
+else
+	failed=$((failed + 1))
+	echo "trixie: scripts/test-trixie.sh (exit $rc, no counts)" >>"$failures"
+fi
+rm -f "$trixie_log"
 
 if [ -s "$failures" ]; then
 	echo "== failed:"

@@ -20,6 +20,7 @@
 
 #include <rte_telemetry.h>
 
+#include "sirq_compat.h"
 #include "sirq_private.h"
 #include "sirq_lcore_internal.h"
 
@@ -163,7 +164,7 @@ visit_latency(const struct sirq_latency *lat, emit_u64_t emit, void *sink)
 static void
 tel_emit(void *sink, const char *name, uint64_t v)
 {
-	rte_tel_data_add_dict_u64(sink, name, v);
+	sirq_tel_add_dict_uint(sink, name, v);
 }
 
 static int
@@ -253,7 +254,7 @@ tel_softirqs_one(struct sirq_lcore *lc, void *arg)
 	rte_tel_data_start_dict(per);
 	for (v = 0; v < SIRQ_MAX_VECTORS; v++)
 		if (vector_shown(&st, v))
-			rte_tel_data_add_dict_u64(per,
+			sirq_tel_add_dict_uint(per,
 				tel_key(sirq_vector_name(lc->cpu, v), key,
 					sizeof(key)),
 				st.runs[v][SIRQ_CTX_INLINE] +
@@ -367,27 +368,27 @@ tel_napi_dict(struct rte_tel_data *d, const struct sirq_napi_info *n,
 	      unsigned int lcore_id)
 {
 	rte_tel_data_start_dict(d);
-	rte_tel_data_add_dict_u64(d, "lcore", lcore_id);
-	rte_tel_data_add_dict_u64(d, "id", n->id);
-	rte_tel_data_add_dict_u64(d, "port", n->port);
-	rte_tel_data_add_dict_u64(d, "queue", n->queue);
+	sirq_tel_add_dict_uint(d, "lcore", lcore_id);
+	sirq_tel_add_dict_uint(d, "id", n->id);
+	sirq_tel_add_dict_uint(d, "port", n->port);
+	sirq_tel_add_dict_uint(d, "queue", n->queue);
 	rte_tel_data_add_dict_string(d, "mode",
 				     n->params.threaded ? "threaded" : "softirq");
-	rte_tel_data_add_dict_u64(d, "defer_hard_irqs",
-				  n->params.defer_hard_irqs);
-	rte_tel_data_add_dict_u64(d, "gro_flush_timeout",
-				  n->params.gro_flush_timeout_ns);
-	rte_tel_data_add_dict_u64(d, "irq_suspend_timeout",
-				  n->params.irq_suspend_timeout_ns);
+	sirq_tel_add_dict_uint(d, "defer_hard_irqs",
+			       n->params.defer_hard_irqs);
+	sirq_tel_add_dict_uint(d, "gro_flush_timeout",
+			       n->params.gro_flush_timeout_ns);
+	sirq_tel_add_dict_uint(d, "irq_suspend_timeout",
+			       n->params.irq_suspend_timeout_ns);
 	rte_tel_data_add_dict_int(d, "pid", n->thread_tid);
-	rte_tel_data_add_dict_u64(d, "scheduled", n->scheduled);
-	rte_tel_data_add_dict_u64(d, "irq_masked", n->irq_masked);
-	rte_tel_data_add_dict_u64(d, "in_busy_poll", n->in_busy_poll);
-	rte_tel_data_add_dict_u64(d, "deferred", n->deferred);
-	rte_tel_data_add_dict_u64(d, "watchdog", n->watchdog);
-	rte_tel_data_add_dict_u64(d, "busy_polls", n->busy_polls);
-	rte_tel_data_add_dict_u64(d, "busy_packets", n->busy_packets);
-	rte_tel_data_add_dict_u64(d, "thread_polls", n->thread_polls);
+	sirq_tel_add_dict_uint(d, "scheduled", n->scheduled);
+	sirq_tel_add_dict_uint(d, "irq_masked", n->irq_masked);
+	sirq_tel_add_dict_uint(d, "in_busy_poll", n->in_busy_poll);
+	sirq_tel_add_dict_uint(d, "deferred", n->deferred);
+	sirq_tel_add_dict_uint(d, "watchdog", n->watchdog);
+	sirq_tel_add_dict_uint(d, "busy_polls", n->busy_polls);
+	sirq_tel_add_dict_uint(d, "busy_packets", n->busy_packets);
+	sirq_tel_add_dict_uint(d, "thread_polls", n->thread_polls);
 }
 
 /*

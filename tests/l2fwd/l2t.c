@@ -159,14 +159,20 @@ remove_flat_dir(const char *dir)
 static void
 remove_hugepage_files(const char *prefix)
 {
-	char line[1024], dir[PATH_MAX], start[80], p[PATH_MAX + NAME_MAX + 2];
-	FILE *mounts = fopen("/proc/mounts", "r");
+	char line[1024], dir[PATH_MAX], start[sizeof(prefixes[0]) + sizeof("map_")];
+	char p[PATH_MAX + NAME_MAX + 2];
 	struct dirent *e;
+	FILE *mounts;
 	DIR *d;
+	int n;
 
+	/* A cut name would match (and remove) another prefix's pages. */
+	n = snprintf(start, sizeof(start), "%smap_", prefix);
+	if (n < 0 || (size_t)n >= sizeof(start))
+		return;
+	mounts = fopen("/proc/mounts", "r");
 	if (mounts == NULL)
 		return;
-	snprintf(start, sizeof(start), "%smap_", prefix);
 	while (fgets(line, sizeof(line), mounts) != NULL) {
 		char fstype[64];
 
