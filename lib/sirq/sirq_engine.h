@@ -338,7 +338,10 @@ struct sirq_stats {
 	struct sirq_latency lock_wait;
 	/**
 	 * The most handler runs that one such wait saw. A waiter gets the
-	 * lock at the holder's next vector boundary: 1 with one waiter.
+	 * lock at the holder's next vector boundary: at most 2 with one
+	 * waiter (the run under way, and one more when the holder's check
+	 * and the waiter's arrival cross: neither side fences, to keep the
+	 * check off the hot path's cost).
 	 */
 	uint64_t lock_wait_runs_max;
 };

@@ -208,7 +208,12 @@ flood_with_waiter(enum sirq_policy_id policy, enum sirq_mode mode,
 	cr_expect_gt(st.runs[SIRQ_NET_RX][SIRQ_CTX_INLINE] +
 		     st.runs[SIRQ_NET_RX][SIRQ_CTX_WORKER], 0, "no flood");
 	/* The bound: the lock at the holder's next vector boundary. */
-	cr_expect_leq(st.lock_wait_runs_max, 1,
+	/*
+	 * The run under way, and one more where the holder's check and
+	 * the waiter's arrival cross (neither fences): 2 at most. Before
+	 * the hand-over, millions.
+	 */
+	cr_expect_leq(st.lock_wait_runs_max, 2,
 		      "a wait saw %" PRIu64 " handler runs end",
 		      st.lock_wait_runs_max);
 	/* deferred leaves the whole flood to sirqd: the calls really wait. */
