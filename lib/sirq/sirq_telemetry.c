@@ -850,7 +850,7 @@ sirq_telemetry_register(void)
 		{ "/sirq/napi", tel_napi,
 		  "NAPI contexts of an lcore, as netdev-genl napi-get. Parameters: lcore[,napi id]." },
 		{ "/sirq/napi_set", tel_napi_set,
-		  "napi-set. Parameters: lcore,id,key=value,... (defer_hard_irqs, gro_flush_timeout, irq_suspend_timeout ns, threaded disabled/enabled/busy-poll)." },
+		  "napi-set. Params: lcore,id,key=value,... (defer_hard_irqs, gro_flush_timeout, irq_suspend_timeout, threaded)." },
 		{ "/sirq/params", tel_params,
 		  "Run-time parameters (policy, limits, budgets) of an lcore, or all. Parameter: [lcore id]." },
 		{ "/sirq/params_set", tel_params_set,
