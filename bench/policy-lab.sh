@@ -35,6 +35,9 @@
 #          their own so that the forwarder's CPU is its own). Modes:
 #            mainline ksoftirqd kicinski deferred  the policies, NET_RX
 #            threaded      --napi-threaded
+#            threaded-busy --napi-threaded-mode busy-poll: every Rx queue's
+#                          NAPI thread polls it without end, never
+#                          turning its interrupt back on (Linux 6.19)
 #            defer         --napi-defer-hard-irqs 100 --gro-flush-timeout-us 20
 #            busy          an application thread busy-polls without
 #                          sleeping, prefer_busy_poll, budget 64, with
@@ -74,7 +77,7 @@
 #   LAB_OPTS="..."    more l2fwd-sirq options for every run
 #   LAB_RR_RATES="1000 10000 100000"  rr: low, mid, high requests/s
 #   LAB_RR_SECONDS=5, LAB_RR_RUNS=1   rr: seconds per run, rounds
-#   LAB_RR_MODES="mainline ksoftirqd kicinski deferred threaded defer busy busy-nodefer suspend"
+#   LAB_RR_MODES="mainline ksoftirqd kicinski deferred threaded threaded-busy defer busy busy-nodefer suspend"
 #   LAB_RR_HOG="--threads 6 --hold 6 --period 40"  rr: the stall load (cpu-hog)
 #   BENCH_HUGE=0      --no-huge (default: hugepages when root can have
 #                     them, scripts/hugepages.sh; --no-huge otherwise)
@@ -96,7 +99,7 @@ TICK_HZ="0 100 1000"
 RR_RATES=${LAB_RR_RATES:-1000 10000 100000}
 RR_SECONDS=${LAB_RR_SECONDS:-5}
 RR_RUNS=${LAB_RR_RUNS:-1}
-RR_MODES=${LAB_RR_MODES:-mainline ksoftirqd kicinski deferred threaded defer busy busy-nodefer suspend}
+RR_MODES=${LAB_RR_MODES:-mainline ksoftirqd kicinski deferred threaded threaded-busy defer busy busy-nodefer suspend}
 RR_HOG=${LAB_RR_HOG:---threads 6 --hold 6 --period 40}
 DEFAULT_HZ=250
 L2FWD=build/apps/l2fwd-sirq/l2fwd-sirq
@@ -168,6 +171,7 @@ rr_options() {	# mode
 	case $1 in
 	mainline | ksoftirqd | kicinski | deferred) echo "--mode irq --policy $1" ;;
 	threaded) echo "--mode irq --napi-threaded" ;;
+	threaded-busy) echo "--mode irq --napi-threaded-mode busy-poll" ;;
 	defer) echo "--mode irq $defer" ;;
 	busy) echo "--mode irq $app --busy-poll-us 1000000 --prefer-busy-poll --napi-defer-hard-irqs 100 --gro-flush-timeout-us 5000" ;;
 	busy-nodefer) echo "--mode irq $app --busy-poll-us 1000000" ;;
@@ -182,7 +186,7 @@ run_rr() {
 	local variants="" m o
 	for m in $RR_MODES; do
 		o=$(rr_options "$m") ||
-			fail "LAB_RR_MODES: unknown mode '$m' (mainline ksoftirqd kicinski deferred threaded defer busy busy-nodefer suspend)"
+			fail "LAB_RR_MODES: unknown mode '$m' (mainline ksoftirqd kicinski deferred threaded threaded-busy defer busy busy-nodefer suspend)"
 		variants+="${variants:+;}$m|l2fwd-sirq|-T 0 $o ${EXTRA[*]}"
 	done
 	for kind in quiet stall; do

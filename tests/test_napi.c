@@ -4,7 +4,8 @@
  * NAPI's accounting (sirq_napi_core.c) on the fake clock: napi_schedule,
  * napi_poll and net_rx_action as net/core/dev.c (v6.1) orders them, and
  * the per-NAPI modes of 6.13 (napi_defer_hard_irqs and gro_flush_timeout,
- * irq_suspend_timeout, busy polling with prefer_busy_poll, threaded NAPI).
+ * irq_suspend_timeout, busy polling with prefer_busy_poll, threaded NAPI)
+ * and 6.19's threaded busy polling.
  * Each test names the kernel line it holds the core to.
  *
  * The driver is a table of backlogs: a poll of context i takes
@@ -1208,6 +1209,202 @@ Test(napi, napi_set_cfg_refuses_a_context_no_poller_could_run)
 	cr_assert(eq(uint, d.wakes[0], 1));
 	cr_assert(eq(int, sirq_napi_set_cfg(&d.sd, 0, &deferred), -EBUSY),
 		  "its thread has it");
+	driver_fini(&d);
+}
+
+/*
+ * Threaded busy polling (6.19, c18d4b190a46), napi_threaded_poll():
+ *	if (want_busy_poll != in_busy_poll)
+ *		assign_bit(NAPI_STATE_IN_BUSY_POLL, &napi->state, want_busy_poll);
+ *	napi_threaded_poll_loop(napi, want_busy_poll);
+ * With IN_BUSY_POLL, napi_complete_done() returns false whatever the
+ * poll found: the context is never completed, its interrupt never
+ * re-armed, NET_RX never raised, and the thread polls again at once.
+ * Back to enabled, the next poll that finds less than the weight
+ * completes it and re-arms the interrupt, as threaded NAPI does.
+ */
+Test(napi, threaded_busy_poll_polls_without_end_and_never_rearms)
+{
+	struct sirq_napi_params busy = {
+		.threaded = SIRQ_NAPI_THREADED_BUSY_POLL,
+	};
+	struct sirq_napi_params enabled = {
+		.threaded = SIRQ_NAPI_THREADED_ENABLED,
+	};
+	struct driver d;
+	unsigned int i;
+
+	driver_init(&d, 1);
+	cr_assert(eq(int, sirq_napi_set_cfg(&d.sd, 0, &busy), 0));
+	cr_assert(sirq_napi_schedule(&d.sd, 0));
+	cr_assert(eq(uint, d.wakes[0], 1), "its thread woken");
+	/* Empty, partial and full polls alike: none completes it. */
+	for (i = 0; i < 1000; i++) {
+		d.backlog[0] = i % 3 == 0 ? 0 : i % 3 == 1 ? WEIGHT / 2 :
+			2 * WEIGHT;
+		d.h.nlog = 0;	/* the run log holds 256 polls */
+		cr_assert(sirq_napi_threaded_poll(&d.sd, 0),
+			  "poll %u: not polled again", i);
+		cr_assert(sirq_napi_is_scheduled(&d.sd, 0),
+			  "poll %u: completed", i);
+		cr_assert(sirq_napi_thread_busy(&d.sd, 0));
+		cr_assert(d.sd.in_busy_poll & 1, "poll %u: not IN_BUSY_POLL", i);
+	}
+	cr_assert(eq(uint, d.polls, 1000));
+	cr_assert(eq(uint, d.rearms[0], 0), "re-armed %u times while busy polled",
+		  d.rearms[0]);
+	cr_assert(eq(u64, d.sd.counters[0].irq_unmasks, 0));
+	cr_assert(eq(u64, d.sd.counters[0].thread_busy_polls, 1000));
+	cr_assert(eq(u64, d.sd.counters[0].thread_polls, 1000));
+	cr_assert(not(net_rx_pending(&d)), "NET_RX raised");
+	cr_assert(eq(uint, d.wakes[0], 1), "woken again");
+	cr_assert(not(sirq_napi_schedule(&d.sd, 0)), "an interrupt scheduled it");
+	/* The application's busy poller finds it held. */
+	cr_assert(not(sirq_napi_busy_poll_start(&d.sd, 0, false)));
+
+	/* Enabled again: the next poll under the weight completes it. */
+	cr_assert(eq(int, sirq_napi_set_cfg(&d.sd, 0, &enabled), 0),
+		  "busy-poll to enabled keeps the thread: taken at any time");
+	d.backlog[0] = 2 * WEIGHT;
+	cr_assert(sirq_napi_threaded_poll(&d.sd, 0), "full: poll again");
+	cr_assert(not(sirq_napi_thread_busy(&d.sd, 0)));
+	cr_assert(not(d.sd.in_busy_poll & 1), "IN_BUSY_POLL left set");
+	cr_assert(eq(uint, d.rearms[0], 0));
+	cr_assert(sirq_napi_threaded_poll(&d.sd, 0), "full: poll again");
+	cr_assert(not(sirq_napi_threaded_poll(&d.sd, 0)), "empty: completed");
+	cr_assert(not(sirq_napi_is_scheduled(&d.sd, 0)));
+	cr_assert(eq(uint, d.rearms[0], 1), "completed: re-armed once");
+	cr_assert(eq(u64, d.sd.counters[0].irq_unmasks, 1));
+	cr_assert(eq(u64, d.sd.counters[0].thread_busy_polls, 1000));
+	cr_assert(eq(u64, d.sd.counters[0].thread_polls, 1003));
+
+	/* Busy-poll again, while idle: it starts at the next scheduling. */
+	cr_assert(eq(int, sirq_napi_set_cfg(&d.sd, 0, &busy), 0));
+	cr_assert(not(sirq_napi_threaded_poll(&d.sd, 0)), "idle: not polled");
+	cr_assert(eq(u64, d.sd.counters[0].thread_polls, 1003));
+	cr_assert(sirq_napi_schedule(&d.sd, 0));
+	cr_assert(sirq_napi_threaded_poll(&d.sd, 0));
+	cr_assert(sirq_napi_is_scheduled(&d.sd, 0));
+	cr_assert(eq(uint, d.rearms[0], 1));
+	driver_fini(&d);
+}
+
+/*
+ * A busy-polled context is never idle, so a napi-set to disabled cannot
+ * wait for it to be: NET_RX takes it over as it is, scheduled, its
+ * thread lets it go (not its own any more: no poll), and NET_RX's first
+ * completion re-arms the interrupt. Between NET_RX and a thread, a
+ * scheduled context that is not busy polled is still refused.
+ */
+Test(napi, threaded_busy_poll_set_to_disabled_hands_the_context_to_net_rx)
+{
+	struct sirq_napi_params busy = {
+		.threaded = SIRQ_NAPI_THREADED_BUSY_POLL,
+	};
+	struct sirq_napi_params disabled = { 0 };
+	struct driver d;
+
+	driver_init(&d, 1);
+	cr_assert(eq(int, sirq_napi_set_cfg(&d.sd, 0, &busy), 0));
+	cr_assert(sirq_napi_schedule(&d.sd, 0));
+	d.backlog[0] = 10;
+	cr_assert(sirq_napi_threaded_poll(&d.sd, 0));
+	cr_assert(sirq_napi_threaded_poll(&d.sd, 0));
+	cr_assert(eq(uint, d.rearms[0], 0));
+	cr_assert(not(net_rx_pending(&d)));
+
+	cr_assert(eq(int, sirq_napi_set_cfg(&d.sd, 0, &disabled), 0),
+		  "a busy-polled context refused: it is never idle");
+	cr_assert(sirq_napi_is_scheduled(&d.sd, 0), "handed over scheduled");
+	cr_assert(not(sirq_napi_thread_busy(&d.sd, 0)));
+	cr_assert(not(d.sd.in_busy_poll & 1));
+	cr_assert(net_rx_pending(&d), "NET_RX not raised for it");
+	d.h.nlog = 0;
+	cr_assert(not(sirq_napi_threaded_poll(&d.sd, 0)), "the thread polled NET_RX's");
+	expect_no_poll(&d);
+	d.backlog[0] = 5;
+	cr_assert(not(net_rx_action(&d)));
+	EXPECT_POLLED(&d, 0);
+	cr_assert(not(sirq_napi_is_scheduled(&d.sd, 0)));
+	cr_assert(eq(uint, d.rearms[0], 1), "NET_RX's completion re-armed it");
+
+	/* Threaded and scheduled, not busy polled: -EBUSY as ever. */
+	cr_assert(eq(int, sirq_napi_set_cfg(&d.sd, 0, &busy), 0));
+	busy.threaded = SIRQ_NAPI_THREADED_ENABLED;
+	cr_assert(eq(int, sirq_napi_set_cfg(&d.sd, 0, &busy), 0));
+	cr_assert(sirq_napi_schedule(&d.sd, 0));
+	cr_assert(eq(int, sirq_napi_set_cfg(&d.sd, 0, &disabled), -EBUSY));
+	driver_fini(&d);
+}
+
+/*
+ * NAPI_STATE_SCHED_THREADED: the thread polls only what was scheduled
+ * for it. A context an application's busy poller took is that poller's,
+ * even with threaded set, and stays so in busy-poll mode.
+ */
+Test(napi, the_thread_leaves_a_context_an_application_busy_polls)
+{
+	struct sirq_napi_params busy = {
+		.threaded = SIRQ_NAPI_THREADED_BUSY_POLL,
+	};
+	struct driver d;
+
+	driver_init(&d, 1);
+	cr_assert(eq(int, sirq_napi_set_cfg(&d.sd, 0, &busy), 0));
+	cr_assert(sirq_napi_busy_poll_start(&d.sd, 0, false), "the owner");
+	cr_assert(not(sirq_napi_threaded_poll(&d.sd, 0)));
+	expect_no_poll(&d);
+	cr_assert(not(sirq_napi_thread_busy(&d.sd, 0)));
+	cr_assert(eq(u64, d.sd.counters[0].thread_polls, 0));
+	sirq_napi_busy_poll_stop(&d.sd, 0, false, BUSY_POLL_BUDGET);
+	cr_assert(not(sirq_napi_is_scheduled(&d.sd, 0)));
+	cr_assert(eq(uint, d.rearms[0], 1));
+	driver_fini(&d);
+}
+
+/* netdev-genl's names; the boolean's spellings; nothing else. */
+Test(napi, napi_threaded_names_and_values)
+{
+	static const char *const bad[] = {
+		"", "busy", "busy_poll", "Enabled", "3", "-1", "on", " 1", "1 ",
+	};
+	struct sirq_napi_params p = { .threaded = SIRQ_NAPI_THREADED_MAX };
+	struct driver d;
+	unsigned int i;
+
+	cr_assert(eq(str, (char *)sirq_napi_threaded_name(SIRQ_NAPI_THREADED_DISABLED),
+		     "disabled"));
+	cr_assert(eq(str, (char *)sirq_napi_threaded_name(SIRQ_NAPI_THREADED_ENABLED),
+		     "enabled"));
+	cr_assert(eq(str, (char *)sirq_napi_threaded_name(SIRQ_NAPI_THREADED_BUSY_POLL),
+		     "busy-poll"));
+	cr_assert(sirq_napi_threaded_name(SIRQ_NAPI_THREADED_MAX) == NULL);
+	cr_assert(sirq_napi_threaded_name((enum sirq_napi_threaded)-1) == NULL);
+	for (i = 0; i < SIRQ_NAPI_THREADED_MAX; i++)
+		cr_assert(eq(int, sirq_napi_threaded_from_name(
+				     sirq_napi_threaded_name(i)), (int)i));
+	cr_assert(eq(int, sirq_napi_threaded_from_name("0"), 0));
+	cr_assert(eq(int, sirq_napi_threaded_from_name("1"), 1));
+	cr_assert(eq(int, sirq_napi_threaded_from_name("2"), 2));
+	cr_assert(eq(int, sirq_napi_threaded_from_name("false"), 0));
+	cr_assert(eq(int, sirq_napi_threaded_from_name("true"), 1));
+	cr_assert(eq(int, sirq_napi_threaded_from_name("no"), 0));
+	cr_assert(eq(int, sirq_napi_threaded_from_name("yes"), 1));
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		cr_assert(eq(int, sirq_napi_threaded_from_name(bad[i]), -EINVAL),
+			  "'%s' taken", bad[i]);
+	cr_assert(eq(int, sirq_napi_threaded_from_name(NULL), -EINVAL));
+
+	/* The field's old type: true is enabled. */
+	cr_assert(eq(int, (int)(uint8_t)true, SIRQ_NAPI_THREADED_ENABLED));
+	cr_assert(eq(sz, sizeof(p.threaded), sizeof(bool)));
+
+	driver_init(&d, 1);
+	cr_assert(eq(int, sirq_napi_set_cfg(&d.sd, 0, &p), -EINVAL),
+		  "threaded %u taken", p.threaded);
+	p.threaded = 255;
+	cr_assert(eq(int, sirq_napi_set_cfg(&d.sd, 0, &p), -EINVAL));
+	cr_assert(eq(u8, d.sd.cfg[0].threaded, 0), "changed all the same");
 	driver_fini(&d);
 }
 

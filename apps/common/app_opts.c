@@ -105,8 +105,13 @@ const struct app_opt app_common_opts[] = {
 	  LCORE(napi.irq_suspend_timeout_ns), 0, 1000000, "US",
 	  "every Rx queue: interrupts stay off this long past each busy poll that found packets (irq_suspend_timeout); 0: none",
 	  NULL, NULL },
-	{ "napi-threaded", 0, "napi", APP_OPT_FLAG_ON, LCORE(napi.threaded), 0,
-	  0, NULL, "every Rx queue polled by its own thread napi/LCORE-ID, not by NET_RX (threaded NAPI)",
+	{ "napi-threaded", 0, "napi", APP_OPT_FLAG_U8, LCORE(napi.threaded), 0,
+	  SIRQ_NAPI_THREADED_ENABLED, NULL,
+	  "every Rx queue polled by its own thread napi/LCORE-ID, not by NET_RX (threaded NAPI); the same as --napi-threaded-mode enabled",
+	  NULL, NULL },
+	{ "napi-threaded-mode", 0, "napi", APP_OPT_NAPI_THREADED,
+	  LCORE(napi.threaded), 0, 0, "MODE",
+	  "every Rx queue: disabled (NET_RX polls it) | enabled (threaded NAPI) | busy-poll (its thread polls it without end, interrupt never re-armed: threaded busy polling, Linux 6.19)",
 	  NULL, NULL },
 };
 
@@ -171,7 +176,7 @@ static bool
 opt_is_flag(const struct app_opt *o)
 {
 	return o->kind == APP_OPT_FLAG_ON || o->kind == APP_OPT_FLAG_OFF ||
-		o->kind == APP_OPT_DEPRECATED;
+		o->kind == APP_OPT_FLAG_U8 || o->kind == APP_OPT_DEPRECATED;
 }
 
 /* A flag's value: none on the command line, 1/yes/true in the INI file. */
@@ -217,6 +222,20 @@ opt_set(const char *prog, const struct app_opt *o, void *conf,
 		if (!flag_value_ok(value))
 			break;
 		*(bool *)field = o->kind == APP_OPT_FLAG_ON;
+		return 0;
+	case APP_OPT_FLAG_U8:
+		if (!flag_value_ok(value))
+			break;
+		*(uint8_t *)field = (uint8_t)o->max;
+		return 0;
+	case APP_OPT_NAPI_THREADED:
+		id = sirq_napi_threaded_from_name(value);
+		if (id < 0) {
+			snprintf(err, len, "--%s: bad value '%s' (disabled | enabled | busy-poll)",
+				 o->name, value);
+			return -1;
+		}
+		*(uint8_t *)field = (uint8_t)id;
 		return 0;
 	case APP_OPT_DEPRECATED:
 		if (!flag_value_ok(value))
@@ -538,6 +557,10 @@ opt_value(const struct app_opt *o, const void *conf, char *buf, size_t len)
 	case APP_OPT_MODE:
 		snprintf(buf, len, "%s", *(const enum sirq_mode *)field ==
 			 SIRQ_MODE_IRQ ? "irq" : "poll");
+		break;
+	case APP_OPT_NAPI_THREADED:
+		snprintf(buf, len, "%s",
+			 sirq_napi_threaded_name(*(const uint8_t *)field));
 		break;
 	case APP_OPT_STRING:
 		/* Unset strings: the help text says what that means. */

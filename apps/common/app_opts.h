@@ -41,6 +41,8 @@ enum app_opt_kind {
 	APP_OPT_STRING,		/* copied into a char[APP_STR_LEN] */
 	APP_OPT_CUSTOM,		/* parse() does it */
 	APP_OPT_DEPRECATED,	/* no argument, no effect: help is the warning */
+	APP_OPT_FLAG_U8,	/* no argument: sets a uint8_t to max */
+	APP_OPT_NAPI_THREADED,	/* disabled | enabled | busy-poll, a uint8_t */
 };
 
 #define APP_STR_LEN 256

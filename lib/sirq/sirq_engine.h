@@ -399,6 +399,30 @@ struct sirq_stats {
 };
 
 /**
+ * netdev-genl's napi-threaded (Linux 6.19, enum netdev_napi_threaded):
+ * who polls a NAPI context. The values are the kernel's.
+ */
+enum sirq_napi_threaded {
+	/** NET_RX polls it: the default, v6.1's NAPI. */
+	SIRQ_NAPI_THREADED_DISABLED = 0,
+	/**
+	 * Threaded NAPI (5.12): its own thread polls it when its interrupt
+	 * schedules it, until a poll completes it; then the interrupt is
+	 * on again and the thread sleeps.
+	 */
+	SIRQ_NAPI_THREADED_ENABLED = 1,
+	/**
+	 * Threaded busy polling (6.19, c18d4b190a46): its own thread polls
+	 * it without end, bottom halves off per poll, yielding the CPU
+	 * between polls; no poll completes it, so its interrupt is never
+	 * turned back on and the thread never sleeps while the mode is on.
+	 */
+	SIRQ_NAPI_THREADED_BUSY_POLL = 2,
+	/** Number of modes; not a mode. */
+	SIRQ_NAPI_THREADED_MAX
+};
+
+/**
  * One NAPI context's settings, as netdev-genl's napi-set has them (Linux
  * 6.13, struct napi_config). All 0, the default, is v6.1's NAPI: polled
  * by NET_RX, its interrupt on again at every completion.
@@ -426,12 +450,45 @@ struct sirq_napi_params {
 	 */
 	uint64_t irq_suspend_timeout_ns;
 	/**
-	 * Threaded NAPI: the context is polled by its own thread,
-	 * "napi/<lcore>-<id>", SCHED_OTHER on the lcore's CPUs, with bottom
-	 * halves off, instead of by NET_RX.
+	 * napi-threaded, an enum sirq_napi_threaded: with
+	 * SIRQ_NAPI_THREADED_ENABLED or SIRQ_NAPI_THREADED_BUSY_POLL the
+	 * context is polled by its own thread, "napi/<lcore>-<id>",
+	 * SCHED_OTHER on the lcore's CPUs, with bottom halves off, instead
+	 * of by NET_RX; with busy-poll that thread polls without end.
+	 *
+	 * A uint8_t for the ABI: it was a bool until threaded busy polling
+	 * came, and keeps its size and alignment; code that stores false or
+	 * true in it still means disabled or enabled, and code that reads
+	 * it as a truth value still learns whether the context is threaded.
+	 * Values from SIRQ_NAPI_THREADED_MAX up are refused
+	 * (sirq_napi_params_check()).
 	 */
-	bool threaded;
+	uint8_t threaded;
 };
+
+/**
+ * Name of a napi-threaded mode, as netdev-genl spells it.
+ *
+ * Context: any thread; never waits.
+ *
+ * @param t  the mode.
+ * @return "disabled", "enabled" or "busy-poll", a constant string; NULL
+ *   if @p t is not a mode.
+ */
+const char *sirq_napi_threaded_name(enum sirq_napi_threaded t);
+
+/**
+ * napi-threaded mode by name: "disabled", "enabled" or "busy-poll", as
+ * sirq_napi_threaded_name() gives them; also the enum's values "0", "1"
+ * and "2", and "false"/"true" and "no"/"yes" for disabled/enabled, as
+ * the boolean setting it replaces was written.
+ *
+ * Context: any thread; never waits.
+ *
+ * @param name  the name.
+ * @return the mode, or -EINVAL if @p name names none (or is NULL).
+ */
+int sirq_napi_threaded_from_name(const char *name);
 
 /*
  * Parameters and names.

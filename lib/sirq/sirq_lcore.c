@@ -210,9 +210,9 @@ check_conf(unsigned int lcore_id, const struct sirq_lcore_conf *c)
 	if (sirq_napi_params_check(&c->napi) != 0)
 		BAD("NAPI settings: defer_hard_irqs %u with gro_flush_timeout %" PRIu64
 		    " ns, irq_suspend_timeout %" PRIu64
-		    " ns (a deferral needs its timeout; timeouts up to 1 s)",
+		    " ns, threaded %u (a deferral needs its timeout; timeouts up to 1 s; threaded 0 disabled, 1 enabled, 2 busy-poll)",
 		    c->napi.defer_hard_irqs, c->napi.gro_flush_timeout_ns,
-		    c->napi.irq_suspend_timeout_ns);
+		    c->napi.irq_suspend_timeout_ns, c->napi.threaded);
 	return 0;
 #undef BAD
 }
@@ -1089,6 +1089,7 @@ sirq_napi_params_check(const struct sirq_napi_params *p)
 {
 	if (p == NULL || p->gro_flush_timeout_ns > NAPI_TIMEOUT_MAX_NS ||
 	    p->irq_suspend_timeout_ns > NAPI_TIMEOUT_MAX_NS ||
+	    p->threaded >= SIRQ_NAPI_THREADED_MAX ||
 	    (p->defer_hard_irqs != 0 && p->gro_flush_timeout_ns == 0))
 		return -EINVAL;
 	return 0;

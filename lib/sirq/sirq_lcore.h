@@ -139,7 +139,12 @@ struct sirq_napi_info {
 	int thread_tid;			/**< its thread's TID; -1 without one */
 	bool scheduled;			/**< NAPI_STATE_SCHED */
 	bool irq_masked;		/**< idle, interrupt left off (deferred) */
-	bool in_busy_poll;		/**< an application is polling it */
+	/**
+	 * NAPI_STATE_IN_BUSY_POLL: a busy poller holds it, an application
+	 * (sirq_napi_busy_poll()) or, in threaded busy-poll mode, its own
+	 * thread; no poll completes it meanwhile.
+	 */
+	bool in_busy_poll;
 	uint64_t deferred;		/**< completions that left it masked */
 	uint64_t watchdog;		/**< timer expiries that scheduled it */
 	uint64_t busy_polls;		/**< polls by busy-polling applications */
@@ -498,7 +503,8 @@ int sirq_lcore_set_params(struct sirq_lcore *lc,
  *
  * @param p  the settings.
  * @return 0, or -EINVAL (NULL, defer_hard_irqs without
- *   gro_flush_timeout_ns, a timeout above 1 s).
+ *   gro_flush_timeout_ns, a timeout above 1 s, threaded not an enum
+ *   sirq_napi_threaded value).
  */
 int sirq_napi_params_check(const struct sirq_napi_params *p);
 
@@ -535,6 +541,15 @@ int sirq_napi_get(const struct sirq_lcore *lc, unsigned int napi_id,
  * sirq_lcore_main()'s loop) it gets it when the lcore starts. One made
  * unthreaded keeps its idle thread until the lcore stops.
  *
+ * Threaded busy-poll (threaded = SIRQ_NAPI_THREADED_BUSY_POLL, Linux
+ * 6.19): the context is scheduled for its thread at once (or when the
+ * lcore starts), and the thread polls it without end, bottom halves off
+ * per poll and sched_yield() between polls, never completing it: the
+ * queue's Rx interrupt stays off and the thread does not sleep while
+ * the mode is on. Set back to enabled, the thread's next poll completes
+ * it as usual; set to disabled, NET_RX takes it over at once (no -EBUSY:
+ * a busy-polled context is never idle).
+ *
  * Context: any thread but a handler of the lcore or one of its
  * bottom-half sections (it takes the lcore's napi-set mutex, then its
  * execution lock). Waits for that mutex (another napi-set, or a stop
@@ -546,9 +561,9 @@ int sirq_napi_get(const struct sirq_lcore *lc, unsigned int napi_id,
  * @param napi_id  the context, below sirq_napi_count().
  * @param p        the settings; copied.
  * @return 0; -EINVAL for NULL, an unknown id or bad settings
- *   (sirq_napi_params_check()); -EBUSY to change threaded while the
- *   context is scheduled (try again); -EAGAIN if its thread could not
- *   start (nothing changed).
+ *   (sirq_napi_params_check()); -EBUSY to change threaded between
+ *   disabled and enabled/busy-poll while the context is scheduled (try
+ *   again); -EAGAIN if its thread could not start (nothing changed).
  */
 int sirq_napi_set(struct sirq_lcore *lc, unsigned int napi_id,
 		  const struct sirq_napi_params *p);

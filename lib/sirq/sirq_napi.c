@@ -541,6 +541,15 @@ sirq_rx_irq_quiet(const struct sirq_rx *rx, bool *net_rx_has)
  * halves off, one poll per lock hold, until it completes; the outermost
  * bh enable runs what the polls raised (NET_TX), as local_bh_enable()
  * does in the kthread.
+ *
+ * Threaded busy-poll (napi_threaded_poll_loop(napi, busy_poll), 6.19):
+ * no poll completes the context, so the thread polls it again and
+ * again, never sleeping and never turning the queue's Rx interrupt
+ * back on (napi_rearm() is not reached); between two polls it yields
+ * the CPU (cond_resched()), so that the OS scheduler decides who runs.
+ * A napi-set back to enabled lets the next poll complete it as usual;
+ * one to disabled hands it to NET_RX (sirq_napi_set_cfg()), and the
+ * thread's next poll finds it not its own.
  */
 static void
 napi_wake_thread(void *ctx, uint16_t idx)
@@ -585,6 +594,8 @@ napi_thread_main(void *arg)
 			if (!repoll || __atomic_load_n(&n->thread_stop,
 						       __ATOMIC_RELAXED) != 0)
 				break;
+			if (sirq_napi_thread_busy(&rx->sd, idx))
+				sched_yield();
 		}
 	}
 	return NULL;
@@ -624,7 +635,25 @@ napi_thread_start(struct sirq_rx *rx, uint16_t idx)
 	return 0;
 }
 
-/* At the lcore's start: a thread for each threaded context. */
+/*
+ * A context set to busy-poll is scheduled at once, so that its thread
+ * starts polling now rather than at the queue's next "interrupt" (the
+ * kernel waits for that one): from then on no poll completes it. By the
+ * execution lock's holder, with the thread started.
+ */
+static void
+napi_busy_poll_kick(struct sirq_rx *rx, uint16_t idx)
+{
+	if (rx->sd.cfg[idx].threaded == SIRQ_NAPI_THREADED_BUSY_POLL &&
+	    sirq_napi_schedule(&rx->sd, idx))
+		SIRQ_LOG(DEBUG, "lcore %u: NAPI %u busy polled by its thread",
+			 rx->lcore_id, idx);
+}
+
+/*
+ * At the lcore's start, with the lock held: a thread for each threaded
+ * context; those in busy-poll mode start polling.
+ */
 int
 sirq_rx_threads_start(struct sirq_rx *rx)
 {
@@ -640,6 +669,8 @@ sirq_rx_threads_start(struct sirq_rx *rx)
 			return ret;
 		}
 	}
+	for (i = 0; i < rx->nb_napi; i++)
+		napi_busy_poll_kick(rx, i);
 	return 0;
 }
 
@@ -665,13 +696,16 @@ sirq_rx_threads_stop(struct sirq_rx *rx)
 /*
  * napi-set, by the execution lock's holder. While the lcore runs
  * (@running), a context made threaded gets its thread first: a
- * scheduling that wakes it must find it.
+ * scheduling that wakes it must find it; one set to busy-poll starts
+ * polling at once.
  */
 int
 sirq_rx_napi_set(struct sirq_rx *rx, uint16_t idx,
 		 const struct sirq_napi_params *p, bool running)
 {
-	if (idx >= rx->nb_napi)
+	int ret;
+
+	if (idx >= rx->nb_napi || p->threaded >= SIRQ_NAPI_THREADED_MAX)
 		return -EINVAL;
 	/* The eventfd whoever schedules it writes: from now on. */
 	if (p->threaded && rx->napi[idx].thread_fd < 0) {
@@ -682,7 +716,10 @@ sirq_rx_napi_set(struct sirq_rx *rx, uint16_t idx,
 	if (running && p->threaded && !rx->sd.cfg[idx].threaded &&
 	    napi_thread_start(rx, idx) != 0)
 		return -EAGAIN;
-	return sirq_napi_set_cfg(&rx->sd, idx, p);
+	ret = sirq_napi_set_cfg(&rx->sd, idx, p);
+	if (ret == 0 && running)
+		napi_busy_poll_kick(rx, idx);
+	return ret;
 }
 
 /*

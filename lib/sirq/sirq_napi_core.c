@@ -19,7 +19,10 @@
  *     schedules it again (napi_watchdog()), up to defer_hard_irqs empty
  *     polls in a row; the completion after those turns it back on;
  *   - threaded (5.12): scheduling wakes the context's own thread, which
- *     polls it with bottom halves off, instead of NET_RX;
+ *     polls it with bottom halves off, instead of NET_RX; threaded
+ *     busy-poll (6.19, c18d4b190a46): that thread holds the context
+ *     busy polling (NAPI_STATE_IN_BUSY_POLL), so no poll completes it
+ *     and its interrupt stays off while the mode is on;
  *   - busy polling with prefer_busy_poll (5.11): an application takes
  *     the context and polls it itself; NET_RX stands aside;
  *   - irq_suspend_timeout (6.13): while the application's busy poll
@@ -40,6 +43,50 @@
 #include "sirq_napi_core.h"
 
 #define NSEC_PER_USEC 1000ULL
+
+/* netdev-genl's spelling of enum netdev_napi_threaded. */
+static const char *const napi_threaded_names[SIRQ_NAPI_THREADED_MAX] = {
+	[SIRQ_NAPI_THREADED_DISABLED] = "disabled",
+	[SIRQ_NAPI_THREADED_ENABLED] = "enabled",
+	[SIRQ_NAPI_THREADED_BUSY_POLL] = "busy-poll",
+};
+
+const char *
+sirq_napi_threaded_name(enum sirq_napi_threaded t)
+{
+	if ((unsigned int)t >= SIRQ_NAPI_THREADED_MAX)
+		return NULL;
+	return napi_threaded_names[t];
+}
+
+int
+sirq_napi_threaded_from_name(const char *name)
+{
+	/* The values as numbers, and the boolean's spellings. */
+	static const struct {
+		const char *name;
+		enum sirq_napi_threaded t;
+	} aliases[] = {
+		{ "0", SIRQ_NAPI_THREADED_DISABLED },
+		{ "1", SIRQ_NAPI_THREADED_ENABLED },
+		{ "2", SIRQ_NAPI_THREADED_BUSY_POLL },
+		{ "false", SIRQ_NAPI_THREADED_DISABLED },
+		{ "true", SIRQ_NAPI_THREADED_ENABLED },
+		{ "no", SIRQ_NAPI_THREADED_DISABLED },
+		{ "yes", SIRQ_NAPI_THREADED_ENABLED },
+	};
+	unsigned int i;
+
+	if (name == NULL)
+		return -EINVAL;
+	for (i = 0; i < SIRQ_NAPI_THREADED_MAX; i++)
+		if (strcmp(name, napi_threaded_names[i]) == 0)
+			return (int)i;
+	for (i = 0; i < sizeof(aliases) / sizeof(aliases[0]); i++)
+		if (strcmp(name, aliases[i].name) == 0)
+			return (int)aliases[i].t;
+	return -EINVAL;
+}
 
 int
 sirq_softnet_init(struct sirq_softnet *sd, const struct sirq_softnet_conf *conf)
@@ -178,8 +225,11 @@ napi_complete_done(struct sirq_softnet *sd, uint16_t idx, unsigned int work)
 		if (off == 0)
 			__atomic_fetch_or(&sd->irq_off, bit, __ATOMIC_RELAXED);
 		sd->counters[idx].deferred++;
-	} else if (sirq_unlikely(off != 0)) {
-		__atomic_fetch_and(&sd->irq_off, ~bit, __ATOMIC_RELAXED);
+	} else {
+		if (sirq_unlikely(off != 0))
+			__atomic_fetch_and(&sd->irq_off, ~bit,
+					   __ATOMIC_RELAXED);
+		sd->counters[idx].irq_unmasks++;
 	}
 	if (sirq_unlikely(prefer != 0))
 		__atomic_fetch_and(&sd->prefer_busy_poll, ~bit, __ATOMIC_RELAXED);
@@ -336,12 +386,25 @@ sirq_napi_set_cfg(struct sirq_softnet *sd, uint16_t idx,
 	uint64_t bit = UINT64_C(1) << idx;
 
 	if (idx >= sd->nb_napi || cfg == NULL ||
+	    cfg->threaded >= SIRQ_NAPI_THREADED_MAX ||
 	    (cfg->threaded && sd->wake_thread == NULL))
 		return -EINVAL;
-	/* Its poller changes only between two schedulings. */
-	if (cfg->threaded != ((sd->threaded & bit) != 0) &&
-	    sirq_napi_is_scheduled(sd, idx))
-		return -EBUSY;
+	if ((cfg->threaded != 0) != ((sd->threaded & bit) != 0) &&
+	    sirq_napi_is_scheduled(sd, idx)) {
+		/*
+		 * Its poller changes only between two schedulings, but a
+		 * thread busy polling never lets it go: NET_RX takes it
+		 * over from the thread as it is, scheduled.
+		 */
+		if (!sirq_napi_thread_busy(sd, idx))
+			return -EBUSY;
+		sd->cfg[idx] = *cfg;
+		__atomic_fetch_and(&sd->thread_busy, ~bit, __ATOMIC_RELAXED);
+		__atomic_fetch_and(&sd->in_busy_poll, ~bit, __ATOMIC_RELAXED);
+		__atomic_fetch_and(&sd->threaded, ~bit, __ATOMIC_RELAXED);
+		napi_schedule_taken(sd, idx);
+		return 0;
+	}
 	sd->cfg[idx] = *cfg;
 	if (cfg->threaded)
 		__atomic_fetch_or(&sd->threaded, bit, __ATOMIC_RELAXED);
@@ -402,15 +465,53 @@ sirq_softnet_next_timer(const struct sirq_softnet *sd)
 	return next;
 }
 
+/*
+ * napi_threaded_poll() of 6.19: each round reads whether busy polling
+ * is wanted and sets NAPI_STATE_IN_BUSY_POLL to match, then polls:
+ *	want_busy_poll = val & NAPIF_STATE_THREADED_BUSY_POLL;
+ *	in_busy_poll = val & NAPIF_STATE_IN_BUSY_POLL;
+ *	if (want_busy_poll != in_busy_poll)
+ *		assign_bit(NAPI_STATE_IN_BUSY_POLL, &napi->state, want_busy_poll);
+ *	napi_threaded_poll_loop(napi, want_busy_poll);
+ * With IN_BUSY_POLL, napi_complete_done() returns false: the context
+ * stays scheduled (the thread's), its interrupt off, and
+ * napi_thread_wait() finds it scheduled again at once.
+ */
 bool
 sirq_napi_threaded_poll(struct sirq_softnet *sd, uint16_t idx)
 {
+	uint64_t bit = UINT64_C(1) << idx;
 	unsigned int work;
+	bool busy;
 
-	if (!sirq_napi_is_scheduled(sd, idx))
+	/*
+	 * Scheduled for the thread: NAPI_STATE_SCHED_THREADED. A context
+	 * that is not threaded (any more) is NET_RX's; one that an
+	 * application's busy poller took is that poller's.
+	 */
+	if (!sirq_napi_is_scheduled(sd, idx) ||
+	    (__atomic_load_n(&sd->threaded, __ATOMIC_RELAXED) & bit) == 0 ||
+	    (__atomic_load_n(&sd->in_busy_poll, __ATOMIC_RELAXED) & bit &
+	     ~__atomic_load_n(&sd->thread_busy, __ATOMIC_RELAXED)) != 0)
 		return false;
+	busy = sd->cfg[idx].threaded == SIRQ_NAPI_THREADED_BUSY_POLL;
+	if (sirq_unlikely(busy != sirq_napi_thread_busy(sd, idx))) {
+		if (busy) {
+			__atomic_fetch_or(&sd->thread_busy, bit,
+					  __ATOMIC_RELAXED);
+			__atomic_fetch_or(&sd->in_busy_poll, bit,
+					  __ATOMIC_RELAXED);
+		} else {
+			__atomic_fetch_and(&sd->in_busy_poll, ~bit,
+					   __ATOMIC_RELAXED);
+			__atomic_fetch_and(&sd->thread_busy, ~bit,
+					   __ATOMIC_RELAXED);
+		}
+	}
 	sd->counters[idx].thread_polls++;
-	return napi_poll_one(sd, idx, &work);
+	if (busy)
+		sd->counters[idx].thread_busy_polls++;
+	return napi_poll_one(sd, idx, &work) || busy;
 }
 
 bool
@@ -500,6 +601,7 @@ sirq_softnet_reset(struct sirq_softnet *sd)
 	__atomic_store_n(&sd->sched, 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&sd->irq_off, 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&sd->in_busy_poll, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&sd->thread_busy, 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&sd->prefer_busy_poll, 0, __ATOMIC_RELAXED);
 	sd->timers_armed = 0;
 	memset(sd->timer, 0, sizeof(sd->timer));

@@ -64,6 +64,9 @@ struct sirq_napi_counters {
 	uint64_t busy_polls;	/* polls by a busy-polling application */
 	uint64_t busy_packets;	/* ... units they took */
 	uint64_t thread_polls;	/* polls by the context's thread */
+	uint64_t thread_busy_polls;	/* ... of which in busy-poll mode */
+	/* napi_complete_done() turned its interrupt back on (not deferred) */
+	uint64_t irq_unmasks;
 };
 
 struct sirq_softnet_conf {
@@ -104,6 +107,13 @@ struct sirq_softnet {
 	uint64_t prefer_busy_poll;
 	/* NAPI_STATE_THREADED: scheduling wakes its thread, not NET_RX. */
 	uint64_t threaded;
+	/*
+	 * Its thread holds it, busy polling (threaded busy-poll, 6.19): the
+	 * thread set its IN_BUSY_POLL bit itself, so no poll completes it.
+	 * Set and cleared by the thread, under the execution lock, and by
+	 * a napi-set that hands it to NET_RX.
+	 */
+	uint64_t thread_busy;
 
 	/* NET_RX's runner only (the execution lock holder). */
 	struct sirq_cpu *cpu __attribute__((aligned(SIRQ_CACHE_LINE)));
@@ -201,10 +211,18 @@ void sirq_softnet_rx_action(struct sirq_softnet *sd);
 
 /**
  * napi-set: context @p idx's settings. By the execution lock's holder.
+ * Between enabled and busy-poll the poller stays the thread, so that
+ * change is taken at any time, at the thread's next poll (busy-poll
+ * starts at the context's next scheduling, as the kernel's; the caller
+ * may schedule it). A context its thread holds busy polling that is
+ * set to disabled is handed to NET_RX at once: the thread lets it go
+ * (NAPI_STATE_IN_BUSY_POLL cleared) and NET_RX is raised for it.
  *
- * @return 0, -EINVAL for an unknown context or threaded without a
- *   wake_thread callback, -EBUSY to change threaded while the context
- *   is scheduled (its poller changes only while it is idle).
+ * @return 0, -EINVAL for an unknown context, a threaded value from
+ *   SIRQ_NAPI_THREADED_MAX up or threaded without a wake_thread
+ *   callback, -EBUSY to change between NET_RX and a thread while the
+ *   context is scheduled otherwise (its poller changes only while it is
+ *   idle).
  */
 int sirq_napi_set_cfg(struct sirq_softnet *sd, uint16_t idx,
 		      const struct sirq_napi_params *cfg);
@@ -228,13 +246,27 @@ uint64_t sirq_softnet_next_timer(const struct sirq_softnet *sd);
 
 /**
  * napi_threaded_poll()'s inner loop, once: if context @p idx is
- * scheduled, poll it up to its weight; it completes as in NET_RX.
+ * scheduled for its thread (threaded, and no application's busy poller
+ * holds it), poll it up to its weight; it completes as in NET_RX. In
+ * threaded busy-poll mode (its cfg, read at each call, as
+ * napi_threaded_poll() reads NAPI_STATE_THREADED_BUSY_POLL) the thread
+ * takes NAPI_STATE_IN_BUSY_POLL first, so no poll completes it and its
+ * interrupt is never turned back on; the first poll after the mode is
+ * left lets it go again, and that poll completes it as usual.
  * By the execution lock's holder (the thread with bottom halves off).
  *
- * @return true if it used its whole weight and must be polled again
- *   (after the thread's cond_resched()).
+ * @return true if it must be polled again (after the thread's
+ *   cond_resched()): it used its whole weight, or it is busy polled.
  */
 bool sirq_napi_threaded_poll(struct sirq_softnet *sd, uint16_t idx);
+
+/** Does context @p idx's thread hold it, busy polling? Any thread. */
+static inline bool
+sirq_napi_thread_busy(const struct sirq_softnet *sd, uint16_t idx)
+{
+	return (__atomic_load_n(&sd->thread_busy, __ATOMIC_RELAXED) &
+		(UINT64_C(1) << idx)) != 0;
+}
 
 /**
  * napi_busy_loop()'s start: take context @p idx for a busy poller

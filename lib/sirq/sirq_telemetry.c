@@ -63,7 +63,33 @@ visit_config(const struct sirq_lcore *lc, emit_u64_t emit, void *sink)
 	emit(sink, "napi_defer_hard_irqs", c->napi.defer_hard_irqs);
 	emit(sink, "napi_gro_flush_timeout_ns", c->napi.gro_flush_timeout_ns);
 	emit(sink, "napi_irq_suspend_timeout_ns", c->napi.irq_suspend_timeout_ns);
+	/* netdev-genl's value: 0 disabled, 1 enabled, 2 busy-poll. */
 	emit(sink, "napi_threaded", c->napi.threaded);
+}
+
+/*
+ * The NAPI contexts' counters that sirq_napi_info has no room for, summed
+ * over the lcore's contexts (/sirq/napi has each one's): polls by the
+ * threads, of which busy polls (threaded busy-poll), and completions
+ * that turned an interrupt back on. Racy reads, one counter at a time.
+ */
+static void
+visit_napi_counters(const struct sirq_lcore *lc, emit_u64_t emit, void *sink)
+{
+	uint64_t thread = 0, busy = 0, unmasks = 0;
+	uint16_t i;
+
+	for (i = 0; i < lc->rx.nb_napi; i++) {
+		const struct sirq_napi_counters *c = &lc->rx.sd.counters[i];
+
+		thread += __atomic_load_n(&c->thread_polls, __ATOMIC_RELAXED);
+		busy += __atomic_load_n(&c->thread_busy_polls,
+					__ATOMIC_RELAXED);
+		unmasks += __atomic_load_n(&c->irq_unmasks, __ATOMIC_RELAXED);
+	}
+	emit(sink, "napi_thread_polls", thread);
+	emit(sink, "napi_thread_busy_polls", busy);
+	emit(sink, "napi_irq_unmasks", unmasks);
 }
 
 static void
@@ -101,6 +127,7 @@ visit_counters(const struct sirq_lcore *lc, const struct sirq_stats *st,
 	emit(sink, "rx_intr_rearms", ls.rx_intr_rearms);
 	emit(sink, "rx_intr_rearm_work", ls.rx_intr_rearm_work);
 	emit(sink, "rx_sched_count", ls.rx_sched_count);
+	visit_napi_counters(lc, emit, sink);
 
 	for (i = 0; i < SIRQ_EXIT_MAX; i++)
 		for (c = 0; c < SIRQ_CTX_MAX; c++) {
@@ -362,11 +389,17 @@ tel_config(const char *cmd, const char *params, struct rte_tel_data *d)
 	return 0;
 }
 
-/* netdev-genl's napi-get reply, for one context. */
+/*
+ * netdev-genl's napi-get reply, for one context: "mode" says who polls
+ * it (softirq or threaded), "threaded" netdev-genl's napi-threaded.
+ */
 static void
-tel_napi_dict(struct rte_tel_data *d, const struct sirq_napi_info *n,
-	      unsigned int lcore_id)
+tel_napi_dict(struct rte_tel_data *d, const struct sirq_lcore *lc,
+	      const struct sirq_napi_info *n, unsigned int lcore_id)
 {
+	const struct sirq_napi_counters *c = &lc->rx.sd.counters[n->id];
+	const char *threaded = sirq_napi_threaded_name(n->params.threaded);
+
 	rte_tel_data_start_dict(d);
 	sirq_tel_add_dict_uint(d, "lcore", lcore_id);
 	sirq_tel_add_dict_uint(d, "id", n->id);
@@ -374,6 +407,8 @@ tel_napi_dict(struct rte_tel_data *d, const struct sirq_napi_info *n,
 	sirq_tel_add_dict_uint(d, "queue", n->queue);
 	rte_tel_data_add_dict_string(d, "mode",
 				     n->params.threaded ? "threaded" : "softirq");
+	rte_tel_data_add_dict_string(d, "threaded",
+				     threaded != NULL ? threaded : "?");
 	sirq_tel_add_dict_uint(d, "defer_hard_irqs",
 			       n->params.defer_hard_irqs);
 	sirq_tel_add_dict_uint(d, "gro_flush_timeout",
@@ -389,6 +424,12 @@ tel_napi_dict(struct rte_tel_data *d, const struct sirq_napi_info *n,
 	sirq_tel_add_dict_uint(d, "busy_polls", n->busy_polls);
 	sirq_tel_add_dict_uint(d, "busy_packets", n->busy_packets);
 	sirq_tel_add_dict_uint(d, "thread_polls", n->thread_polls);
+	sirq_tel_add_dict_uint(d, "thread_busy_polls",
+			       __atomic_load_n(&c->thread_busy_polls,
+					       __ATOMIC_RELAXED));
+	sirq_tel_add_dict_uint(d, "irq_unmasks",
+			       __atomic_load_n(&c->irq_unmasks,
+					       __ATOMIC_RELAXED));
 }
 
 /*
@@ -446,7 +487,7 @@ tel_napi(const char *cmd, const char *params, struct rte_tel_data *d)
 		tel_error(d, "lcore %u has no sirq_lcore", lcore_id);
 	} else if (napi_id >= 0) {
 		if (sirq_napi_get(lc, (unsigned int)napi_id, &info) == 0)
-			tel_napi_dict(d, &info, lcore_id);
+			tel_napi_dict(d, lc, &info, lcore_id);
 		else
 			tel_error(d, "lcore %u has no NAPI context %ld (it has %u)",
 				  lcore_id, napi_id, sirq_napi_count(lc));
@@ -459,7 +500,7 @@ tel_napi(const char *cmd, const char *params, struct rte_tel_data *d)
 			if (per == NULL)
 				break;
 			sirq_napi_get(lc, i, &info);
-			tel_napi_dict(per, &info, lcore_id);
+			tel_napi_dict(per, lc, &info, lcore_id);
 			snprintf(name, sizeof(name), "napi%u", i);
 			rte_tel_data_add_dict_container(d, name, per, 0);
 		}
@@ -489,6 +530,7 @@ napi_set_item(char *item, struct sirq_napi_params *p, struct rte_tel_data *d)
 {
 	char *eq = strchr(item, '=');
 	uint64_t v;
+	int t;
 
 	if (eq == NULL) {
 		tel_error(d, "'%s' is not key=value", item);
@@ -505,14 +547,18 @@ napi_set_item(char *item, struct sirq_napi_params *p, struct rte_tel_data *d)
 		 parse_u64(eq + 1, UINT64_MAX, &v) == 0)
 		p->irq_suspend_timeout_ns = v;
 	else if (strcmp(item, "threaded") == 0 &&
-		 parse_u64(eq + 1, 1, &v) == 0)
-		p->threaded = v != 0;
+		 (t = sirq_napi_threaded_from_name(eq + 1)) >= 0)
+		p->threaded = (uint8_t)t;
 	else if (strcmp(item, "defer_hard_irqs") != 0 &&
 		 strcmp(item, "gro_flush_timeout") != 0 &&
 		 strcmp(item, "irq_suspend_timeout") != 0 &&
 		 strcmp(item, "threaded") != 0) {
 		tel_error(d, "unknown key '%s' (defer_hard_irqs, gro_flush_timeout, irq_suspend_timeout, threaded)",
 			  item);
+		return -EINVAL;
+	} else if (strcmp(item, "threaded") == 0) {
+		tel_error(d, "bad value '%s' for threaded (disabled, enabled, busy-poll; 0, 1)",
+			  eq + 1);
 		return -EINVAL;
 	} else {
 		tel_error(d, "bad value '%s' for %s", eq + 1, item);
@@ -524,7 +570,9 @@ napi_set_item(char *item, struct sirq_napi_params *p, struct rte_tel_data *d)
 /*
  * napi-set: "LCORE,ID,key=value[,key=value...]", keys defer_hard_irqs,
  * gro_flush_timeout and irq_suspend_timeout (ns, as the kernel's) and
- * threaded (0 or 1); what is not given keeps its value. Replies with the
+ * threaded (disabled, enabled or busy-poll, as netdev-genl's
+ * napi-threaded; 0/1 and false/true still taken); what is not given
+ * keeps its value. Replies with the
  * context as napi-get does.
  */
 static int
@@ -562,11 +610,17 @@ tel_napi_set(const char *cmd, const char *params, struct rte_tel_data *d)
 		if (napi_set_item(item, &p, d) != 0)
 			goto out;
 	ret = sirq_napi_set(lc, (unsigned int)napi_id, &p);
-	if (ret != 0)
+	if (ret == -EBUSY)
+		tel_error(d, "napi-set refused (%s): the context is scheduled, its poller changes only while it is idle; try again",
+			  strerror(-ret));
+	else if (ret == -EAGAIN)
+		tel_error(d, "napi-set refused (%s): its thread could not start",
+			  strerror(-ret));
+	else if (ret != 0)
 		tel_error(d, "napi-set refused (%s): a deferral needs its timeout, timeouts up to 1 s",
 			  strerror(-ret));
 	else if (sirq_napi_get(lc, (unsigned int)napi_id, &info) == 0)
-		tel_napi_dict(d, &info, lcore_id);
+		tel_napi_dict(d, lc, &info, lcore_id);
 out:
 	sirq_lcore_registry_unlock();
 	return 0;
@@ -796,7 +850,7 @@ sirq_telemetry_register(void)
 		{ "/sirq/napi", tel_napi,
 		  "NAPI contexts of an lcore, as netdev-genl napi-get. Parameters: lcore[,napi id]." },
 		{ "/sirq/napi_set", tel_napi_set,
-		  "napi-set. Parameters: lcore,id,key=value,... (defer_hard_irqs, gro_flush_timeout, irq_suspend_timeout ns, threaded 0/1)." },
+		  "napi-set. Params: lcore,id,key=value,... (defer_hard_irqs, gro_flush_timeout, irq_suspend_timeout, threaded)." },
 		{ "/sirq/params", tel_params,
 		  "Run-time parameters (policy, limits, budgets) of an lcore, or all. Parameter: [lcore id]." },
 		{ "/sirq/params_set", tel_params_set,

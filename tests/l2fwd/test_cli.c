@@ -389,6 +389,27 @@ Test(l2fwd_cli, config_napi_bad_value_is_refused_before_eal)
 	expect_refused(args, line);
 }
 
+/* napi-threaded-mode: netdev-genl's three names; anything else named. */
+Test(l2fwd_cli, napi_threaded_mode_bad_value_is_refused_before_eal)
+{
+	const char *args[] = { "--napi-threaded-mode", "busy", NULL };
+
+	expect_refused(args, PROG "--napi-threaded-mode: bad value 'busy' "
+		       "(disabled | enabled | busy-poll)");
+}
+
+Test(l2fwd_cli, config_napi_threaded_mode_bad_value_is_refused_before_eal)
+{
+	char path[512], line[700];
+	const char *args[] = { "--config", path, NULL };
+
+	snprintf(path, sizeof(path), "%s", l2t_path("bad.ini"));
+	l2t_write_file(path, "[napi]\nnapi-threaded-mode = 3\n");
+	snprintf(line, sizeof(line), PROG "%s: [napi] --napi-threaded-mode: "
+		 "bad value '3' (disabled | enabled | busy-poll)", path);
+	expect_refused(args, line);
+}
+
 Test(l2fwd_cli, config_busy_poll_bad_value_is_refused_before_eal)
 {
 	char path[512], line[600];
@@ -589,6 +610,7 @@ static const struct {
 	/* [napi]: all 0/off is v6.1's NAPI. */
 	{ "napi-defer-hard-irqs", "0" }, { "gro-flush-timeout-us", "0" },
 	{ "irq-suspend-timeout-us", "0" }, { "napi-threaded", NULL },
+	{ "napi-threaded-mode", "disabled" },
 	/* The epoll-like application; the kernel's BUSY_POLL_BUDGET. */
 	{ "busy-poll", NULL }, { "busy-poll-us", "0" },
 	{ "busy-poll-budget", "8" }, { "prefer-busy-poll", NULL },
@@ -807,6 +829,53 @@ Test(l2fwd_cli, config_napi_keys_apply_and_the_command_line_overrides_them)
 		  "the file's other keys were lost");
 	cr_expect(l2t_json_u64(c, "napi_irq_suspend_timeout_ns") == 20000000);
 	cr_expect(l2t_json_u64(c, "napi_threaded") == 1);
+	json_decref(j);
+}
+
+static json_t *
+lcore_counters(json_t *report)
+{
+	json_t *c = json_object_get(json_array_get(json_object_get(
+		json_object_get(report, "sirq"), "lcores"), 0), "counters");
+
+	cr_assert(json_is_object(c), "report has no sirq.lcores[0].counters");
+	return c;
+}
+
+/*
+ * [napi] napi-threaded-mode = busy-poll: every queue busy polled by its
+ * thread; the report says 2 (netdev-genl's value), the threads' busy
+ * polls and no interrupt turned back on. The command line's
+ * --napi-threaded (enabled) overrides it.
+ */
+Test(l2fwd_cli, config_napi_threaded_busy_poll_forwards_and_never_unmasks)
+{
+	char path[512];
+	const char *file_only[] = { "--config", path, NULL };
+	const char *overridden[] = { "--config", path, "--napi-threaded", NULL };
+	json_t *j, *c;
+
+	snprintf(path, sizeof(path), "%s", l2t_path("busy-thread.ini"));
+	l2t_write_file(path, "[run]\nduration = 1\n\n[napi]\n"
+		       "napi-threaded-mode = busy-poll\n");
+	j = run_and_report(file_only);
+	c = lcore_config(j);
+	cr_expect(l2t_json_u64(c, "napi_threaded") == 2);
+	cr_expect(l2t_json_u64(l2t_report_port(j, 0), "tx") == NB_INPUT_FRAMES,
+		  "napi-threaded-mode = busy-poll: did not forward");
+	cr_expect(l2t_json_u64(l2t_report_port(j, 1), "tx") == NB_INPUT_FRAMES);
+	cr_expect(l2t_json_u64(j, "mbufs_in_use") == 0);
+	c = lcore_counters(j);
+	cr_expect(l2t_json_u64(c, "napi_thread_busy_polls") > 0);
+	cr_expect(l2t_json_u64(c, "napi_irq_unmasks") == 0,
+		  "%" PRIu64 " interrupts turned back on while busy polled",
+		  l2t_json_u64(c, "napi_irq_unmasks"));
+	json_decref(j);
+
+	j = run_and_report(overridden);
+	c = lcore_config(j);
+	cr_expect(l2t_json_u64(c, "napi_threaded") == 1,
+		  "--napi-threaded did not override the file");
 	json_decref(j);
 }
 

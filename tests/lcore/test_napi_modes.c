@@ -12,6 +12,9 @@
  *    empty polls in a row turn it back on;
  *  - busy polling: an application thread on the lcore's CPU polls the
  *    queue itself (napi_busy_loop());
+ *  - threaded busy-poll (6.19): the queue's thread polls it without end,
+ *    never completing it (its "interrupt" never turned back on), and
+ *    napi-set moves it to enabled, disabled and back while it runs;
  *  - /sirq/napi and /sirq/napi_set through dpdk-telemetry.py.
  * The receive function records the thread (gettid()) that each packet
  * arrived on; calls never overlap, since every poller holds the lcore's
@@ -32,6 +35,8 @@
 #include <rte_ring.h>
 
 #include "eal_harness.h"
+/* The per-context counters napi-get has no room for (irq_unmasks). */
+#include "sirq_lcore_internal.h"
 
 #define PACKETS 4000
 #define ENQUEUE_BURST 32
@@ -934,5 +939,227 @@ Test(lcore_napi, telemetry_napi_get_and_napi_set, .timeout = 60)
 	cr_assert(wait_for(&seen.received, PACKETS, RECEIVE_TIMEOUT_MS));
 	cr_expect_eq(packets_on(&seen, (int)pid), PACKETS);
 
+	join_and_free(lc);
+}
+
+/* NAPI 0's counters that sirq_napi_info has no room for. */
+static uint64_t
+irq_unmasks(const struct sirq_lcore *lc)
+{
+	return __atomic_load_n(&lc->rx.sd.counters[0].irq_unmasks,
+			       __ATOMIC_RELAXED);
+}
+
+static uint64_t
+thread_busy_polls(const struct sirq_lcore *lc)
+{
+	return __atomic_load_n(&lc->rx.sd.counters[0].thread_busy_polls,
+			       __ATOMIC_RELAXED);
+}
+
+/* Wait until @get(lc) is above @than; false after the timeout. */
+static bool
+wait_above(const struct sirq_lcore *lc,
+	   uint64_t (*get)(const struct sirq_lcore *), uint64_t than)
+{
+	uint64_t end = now_ns() + STATE_TIMEOUT_MS * 1000000ULL;
+
+	while (get(lc) <= than)
+		if (now_ns() >= end)
+			return false;
+		else
+			usleep(1000);
+	return true;
+}
+
+/*
+ * Threaded busy-poll: the thread polls the queue with no packet coming
+ * (it does not sleep), takes what comes, and no poll completes the
+ * context, so its interrupt is never turned back on (irq_unmasks stays
+ * 0, napi-get says scheduled and in_busy_poll). Back to enabled, the
+ * next poll completes it and the thread sleeps; busy-poll again, then
+ * disabled: NET_RX takes it over at once, without -EBUSY.
+ */
+Test(lcore_napi, threaded_busy_poll_polls_without_end_and_never_unmasks,
+     .timeout = 60)
+{
+	struct rx_seen seen = { 0 };
+	struct sirq_lcore_conf conf;
+	struct sirq_napi_params p;
+	struct sirq_napi_info info;
+	struct sirq_lcore *lc;
+	struct rte_ring *rx;
+	uint64_t busy, polls, runs, unmasks;
+	int tid;
+
+	eal_start(NULL);
+	sirq_lcore_conf_default(&conf);
+	conf.napi.threaded = SIRQ_NAPI_THREADED_BUSY_POLL;
+	lc = napi_lcore(&conf, ring_port(&rx), &seen);
+	cr_expect_eq(napi_info(lc).params.threaded,
+		     SIRQ_NAPI_THREADED_BUSY_POLL);
+	dispatcher_launch(lc);
+	wait_lcore_running(lc);
+	tid = wait_napi_thread(lc);
+	cr_assert_gt(tid, 0, "no thread in busy-poll mode");
+
+	/* No packet yet: it polls all the same, again and again. */
+	cr_assert(wait_above(lc, thread_busy_polls, 1000),
+		  "%" PRIu64 " busy polls in %d ms without packets",
+		  thread_busy_polls(lc), STATE_TIMEOUT_MS);
+	info = napi_info(lc);
+	cr_expect(info.scheduled, "a busy-polled context is idle");
+	cr_expect(info.in_busy_poll);
+	cr_expect_eq(irq_unmasks(lc), 0, "the interrupt was turned back on");
+
+	send_packets(rx, PACKETS);
+	cr_assert(wait_for(&seen.received, PACKETS, RECEIVE_TIMEOUT_MS),
+		  "received %" PRIu64 " of %d", seen.received, PACKETS);
+	cr_expect_eq(packets_on(&seen, tid), PACKETS);
+	cr_expect_eq(net_rx_runs(lc), 0, "NET_RX ran for a busy-polled queue");
+	busy = thread_busy_polls(lc);
+	cr_assert(wait_above(lc, thread_busy_polls, busy + 1000),
+		  "the thread stopped polling after the packets");
+	cr_expect_eq(irq_unmasks(lc), 0, "the interrupt was turned back on");
+	info = napi_info(lc);
+	cr_expect(info.scheduled && info.in_busy_poll);
+
+	/* Enabled: completed at the next poll, then the thread sleeps. */
+	p = info.params;
+	p.threaded = SIRQ_NAPI_THREADED_ENABLED;
+	cr_assert_eq(sirq_napi_set(lc, 0, &p), 0,
+		     "busy-poll to enabled refused");
+	cr_assert(wait_napi_irq_on(lc, &info),
+		  "still scheduled %d ms after napi-set enabled",
+		  STATE_TIMEOUT_MS);
+	cr_expect(!info.in_busy_poll);
+	cr_expect_gt(irq_unmasks(lc), 0);
+	usleep(20000);
+	polls = napi_info(lc).thread_polls;
+	busy = thread_busy_polls(lc);
+	usleep(100000);
+	cr_expect_eq(napi_info(lc).thread_polls, polls,
+		     "the thread polled an idle queue in enabled mode");
+	unmasks = irq_unmasks(lc);
+	send_packets(rx, PACKETS);
+	cr_assert(wait_for(&seen.received, 2 * PACKETS, RECEIVE_TIMEOUT_MS));
+	cr_expect_eq(packets_on(&seen, tid), 2 * PACKETS);
+	cr_expect_eq(thread_busy_polls(lc), busy);
+	cr_assert(wait_above(lc, irq_unmasks, unmasks),
+		  "threaded NAPI's completion did not turn the interrupt on");
+
+	/* Busy-poll again, then disabled: NET_RX takes it as it is. */
+	p.threaded = SIRQ_NAPI_THREADED_BUSY_POLL;
+	cr_assert_eq(napi_set_when_idle(lc, &p), 0);
+	cr_assert(wait_above(lc, thread_busy_polls, busy + 100),
+		  "busy-poll set again: the thread does not poll");
+	unmasks = irq_unmasks(lc);
+	usleep(20000);
+	cr_expect_eq(irq_unmasks(lc), unmasks, "unmasked while busy polled");
+	runs = net_rx_runs(lc);
+	p.threaded = SIRQ_NAPI_THREADED_DISABLED;
+	cr_assert_eq(sirq_napi_set(lc, 0, &p), 0,
+		     "busy-poll to disabled refused (a busy-polled context is never idle)");
+	cr_assert(wait_napi_irq_on(lc, &info),
+		  "still scheduled %d ms after napi-set disabled",
+		  STATE_TIMEOUT_MS);
+	cr_expect(!info.in_busy_poll);
+	busy = thread_busy_polls(lc);
+	send_packets(rx, PACKETS);
+	cr_assert(wait_for(&seen.received, 3 * PACKETS, RECEIVE_TIMEOUT_MS));
+	cr_expect_eq(packets_on(&seen, tid), 2 * PACKETS,
+		     "the thread took packets after napi-set disabled");
+	cr_expect_gt(net_rx_runs(lc), runs, "NET_RX did not take it over");
+	cr_expect_eq(thread_busy_polls(lc), busy);
+
+	join_and_free(lc);
+	cr_expect_eq(seen.received, 3 * PACKETS);
+}
+
+/* Out-of-range modes are refused, by napi-set and at create. */
+Test(lcore_napi, napi_set_refuses_a_threaded_mode_that_is_none,
+     .timeout = 60)
+{
+	struct rx_seen seen = { 0 };
+	struct sirq_lcore_conf conf;
+	struct sirq_napi_params p = { .threaded = SIRQ_NAPI_THREADED_MAX };
+	struct sirq_lcore *lc;
+	struct rte_ring *rx;
+	uint16_t port;
+
+	eal_start(NULL);
+	cr_expect_eq(sirq_napi_params_check(&p), -EINVAL);
+	sirq_lcore_conf_default(&conf);
+	conf.napi.threaded = SIRQ_NAPI_THREADED_MAX;
+	cr_expect(sirq_lcore_create(TEST_LCORE, &conf) == NULL,
+		  "created with threaded %u", conf.napi.threaded);
+	cr_expect_eq(rte_errno, EINVAL);
+	sirq_lcore_conf_default(&conf);
+	port = ring_port(&rx);
+	lc = napi_lcore(&conf, port, &seen);
+	cr_expect_eq(sirq_napi_set(lc, 0, &p), -EINVAL);
+	p.threaded = 255;
+	cr_expect_eq(sirq_napi_set(lc, 0, &p), -EINVAL);
+	cr_expect_eq(napi_info(lc).params.threaded, SIRQ_NAPI_THREADED_DISABLED);
+	cr_expect_eq(napi_info(lc).thread_tid, -1);
+	sirq_lcore_free(lc);
+}
+
+/* /sirq/napi_set takes netdev-genl's names and refuses others, saying why. */
+Test(lcore_napi, telemetry_napi_set_threaded_busy_poll, .timeout = 60)
+{
+	static char out[65536];
+	struct rx_seen seen = { 0 };
+	struct sirq_lcore_conf conf;
+	struct sirq_lcore *lc;
+	struct rte_ring *rx;
+	char cmd[128];
+
+	eal_start(NULL);
+	sirq_lcore_conf_default(&conf);
+	lc = napi_lcore(&conf, ring_port(&rx), &seen);
+	cr_assert(sirq_telemetry_register() == 0);
+	dispatcher_launch(lc);
+	wait_lcore_running(lc);
+
+	snprintf(cmd, sizeof(cmd), "/sirq/napi,%d,0", TEST_LCORE);
+	telemetry(cmd, out, sizeof(out));
+	cr_expect(json_has(out, "\"threaded\": \"disabled\""), "%s", out);
+
+	snprintf(cmd, sizeof(cmd), "/sirq/napi_set,%d,0,threaded=busy-poll",
+		 TEST_LCORE);
+	telemetry(cmd, out, sizeof(out));
+	cr_expect(json_has(out, "\"mode\": \"threaded\""), "%s", out);
+	cr_expect(json_has(out, "\"threaded\": \"busy-poll\""), "%s", out);
+	cr_assert_eq(napi_info(lc).params.threaded,
+		     SIRQ_NAPI_THREADED_BUSY_POLL);
+	cr_assert(wait_above(lc, thread_busy_polls, 100));
+	snprintf(cmd, sizeof(cmd), "/sirq/napi,%d,0", TEST_LCORE);
+	telemetry(cmd, out, sizeof(out));
+	cr_expect_gt(json_i64(out, "thread_busy_polls"), 0, "%s", out);
+	cr_expect_eq(json_i64(out, "irq_unmasks"), 0, "%s", out);
+	cr_expect_eq(json_i64(out, "in_busy_poll"), 1, "%s", out);
+
+	/* A bad value: refused, the reason names it, nothing changes. */
+	snprintf(cmd, sizeof(cmd), "/sirq/napi_set,%d,0,threaded=busy",
+		 TEST_LCORE);
+	telemetry(cmd, out, sizeof(out));
+	cr_expect(json_has(out, "\"error\": \"bad value 'busy' for threaded"),
+		  "%s", out);
+	cr_expect_eq(napi_info(lc).params.threaded,
+		     SIRQ_NAPI_THREADED_BUSY_POLL);
+
+	/* The old spellings still work: 1 is enabled, 0 disabled. */
+	snprintf(cmd, sizeof(cmd), "/sirq/napi_set,%d,0,threaded=1",
+		 TEST_LCORE);
+	telemetry(cmd, out, sizeof(out));
+	cr_expect(json_has(out, "\"threaded\": \"enabled\""), "%s", out);
+	snprintf(cmd, sizeof(cmd), "/sirq/napi_set,%d,0,threaded=enabled",
+		 TEST_LCORE);
+	telemetry(cmd, out, sizeof(out));
+	cr_expect(json_has(out, "\"threaded\": \"enabled\""), "%s", out);
+
+	send_packets(rx, PACKETS);
+	cr_assert(wait_for(&seen.received, PACKETS, RECEIVE_TIMEOUT_MS));
 	join_and_free(lc);
 }
