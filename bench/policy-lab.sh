@@ -17,6 +17,19 @@
 #          reader thread spends 1 us a packet. What the application
 #          receives per second, the socket's drops, NET_RX's packets and
 #          the CPU split between the reader, sirqd and the dispatcher.
+#   mixed  where the BH lock matters: the flood's input and receiver
+#          (two net_null ports into --receiver LAB_FLOOD_RECEIVER on CPU
+#          1, irq mode) with l2fwd-sirq --probe LAB_MIXED_PROBE: a timer
+#          every 1 ms raises TIMER on the flooded lcore, and its callback
+#          schedules a tasklet (TASKLET raised from TIMER, not from
+#          TASKLET). Per run: timer_p99_us and tasklet_p99_us (the TIMER
+#          and TASKLET vectors' raise-to-run p99, log2 buckets),
+#          timer_late_p99_us (the timer's lateness from its deadline:
+#          TIMER is raised only when the dispatcher or sirqd, holding the
+#          execution lock, sees the deadline passed, so the wait for the
+#          lock is here and not in timer_p99_us), net_rx_pps (NET_RX's
+#          packets per second), app_share (the reader's CPU share), as
+#          the flood scenario has them. Not in the default scenarios.
 #   flood-burn  the flood as it was before: the same ports forwarded and
 #          a CPU-burning load that never touches a packet and does not
 #          ask for the CPU (LAB_FLOOD_LOAD, quiet); its application
@@ -33,7 +46,7 @@
 #          and high load (LAB_RR_RATES), without and with the stall load
 #          on CPU 1 (cpu-hog: the threads of --app-load, in a process of
 #          their own so that the forwarder's CPU is its own). Modes:
-#            mainline ksoftirqd kicinski deferred  the policies, NET_RX
+#            the modes of LAB_POLICIES  --policy <mode>
 #            threaded      --napi-threaded
 #            threaded-busy --napi-threaded-mode busy-poll: every Rx queue's
 #                          NAPI thread polls it without end, never
@@ -61,14 +74,25 @@
 # throttle, and with the default 95 % a fair-class thread keeps 5 % of the
 # CPU under any flood.
 #
+# Modes: the policies and execution models of LAB_POLICIES, each the name
+# of an l2fwd-sirq --policy. The default list is every name the lab knows,
+# and only those the built l2fwd-sirq accepts run (it is asked: --policy
+# NAME --help, which parses the options and exits before EAL starts); the
+# others are named as skipped. A LAB_POLICIES given by hand must be
+# accepted whole. Each run's object in out/policy-lab.json has "mode" (and
+# "policy", the same, for older readers).
+#
 # NET_RX latency counts from the raise, which the irq-mode dispatcher does
 # within one tick (100 us) of the packets' arrival: the gap is bounded by
 # the tick, small against the 8 ms stall threshold. Reports per run in
 # out/policy-lab/, all runs in out/policy-lab.json; bench/policy_plots.py
 # prints the tables and draws the plots (out/policy-lab-*.svg).
 #
-#   LAB_SCENARIOS="stall flood tick stall-harsh"   (default these four)
-#   LAB_POLICIES="mainline ksoftirqd kicinski deferred"
+#   LAB_SCENARIOS="stall flood tick stall-harsh"   (default these four;
+#                     also mixed, flood-burn, rr)
+#   LAB_POLICIES="mainline ksoftirqd kicinski deferred rt pushdown pushdown-locked"
+#                     (default: those of them l2fwd-sirq accepts)
+#   LAB_MIXED_PROBE="timer=1ms,tasklet=1ms"   --probe of mixed
 #   LAB_RUNS=N        runs per policy (default 3)
 #   LAB_SECONDS=S     seconds measured per run (default 10)
 #   LAB_STALL_LOAD, LAB_HARSH_LOAD, LAB_FLOOD_LOAD   --app-load of stall,
@@ -77,7 +101,7 @@
 #   LAB_OPTS="..."    more l2fwd-sirq options for every run
 #   LAB_RR_RATES="1000 10000 100000"  rr: low, mid, high requests/s
 #   LAB_RR_SECONDS=5, LAB_RR_RUNS=1   rr: seconds per run, rounds
-#   LAB_RR_MODES="mainline ksoftirqd kicinski deferred threaded threaded-busy defer busy busy-nodefer suspend"
+#   LAB_RR_MODES="<the modes> threaded threaded-busy defer busy busy-nodefer suspend"
 #   LAB_RR_HOG="--threads 6 --hold 6 --period 40"  rr: the stall load (cpu-hog)
 #   BENCH_HUGE=0      --no-huge (default: hugepages when root can have
 #                     them, scripts/hugepages.sh; --no-huge otherwise)
@@ -87,7 +111,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 SCENARIOS=${LAB_SCENARIOS:-stall flood tick stall-harsh}
-POLICIES=${LAB_POLICIES:-mainline ksoftirqd kicinski deferred}
+ALL_MODES="mainline ksoftirqd kicinski deferred rt pushdown pushdown-locked"
+MIXED_PROBE=${LAB_MIXED_PROBE:-timer=1ms,tasklet=1ms}
 RUNS=${LAB_RUNS:-3}
 SECONDS_PER_RUN=${LAB_SECONDS:-10}
 BURSTS=${LAB_BURSTS:-8}
@@ -99,7 +124,7 @@ TICK_HZ="0 100 1000"
 RR_RATES=${LAB_RR_RATES:-1000 10000 100000}
 RR_SECONDS=${LAB_RR_SECONDS:-5}
 RR_RUNS=${LAB_RR_RUNS:-1}
-RR_MODES=${LAB_RR_MODES:-mainline ksoftirqd kicinski deferred threaded threaded-busy defer busy busy-nodefer suspend}
+RR_OTHER_MODES="threaded threaded-busy defer busy busy-nodefer suspend"
 RR_HOG=${LAB_RR_HOG:---threads 6 --hold 6 --period 40}
 DEFAULT_HZ=250
 L2FWD=build/apps/l2fwd-sirq/l2fwd-sirq
@@ -111,6 +136,26 @@ source bench/lib.sh
 read -r -a EXTRA <<<"${LAB_OPTS:-}"
 
 [ -x "$L2FWD" ] || { echo "policy-lab: $L2FWD missing; run ninja -C build" >&2; exit 1; }
+
+# Does the built l2fwd-sirq take --policy NAME? Its options are parsed
+# before EAL starts, and --help then exits 0 (2 for a bad value).
+policy_ok() {
+	"$L2FWD" -- --policy "$1" --help >/dev/null 2>&1
+}
+if [ -n "${LAB_POLICIES:-}" ]; then
+	POLICIES=$LAB_POLICIES
+	for p in $POLICIES; do
+		policy_ok "$p" || fail "LAB_POLICIES: l2fwd-sirq --policy does not take '$p'"
+	done
+else
+	POLICIES="" skipped=""
+	for p in $ALL_MODES; do
+		if policy_ok "$p"; then POLICIES+="${POLICIES:+ }$p"; else skipped+="${skipped:+ }$p"; fi
+	done
+	[ -z "$skipped" ] ||
+		echo "   modes skipped: l2fwd-sirq --policy does not take: $skipped"
+fi
+RR_MODES=${LAB_RR_MODES:-$POLICIES $RR_OTHER_MODES}
 [ "$(id -u)" -eq 0 ] ||
 	echo "policy-lab: not root: irq mode cannot use SCHED_FIFO, results will differ" >&2
 mkdir -p "$OUT"
@@ -129,11 +174,11 @@ fi
 trap 'rt_restore; bench_cleanup' EXIT
 trap 'exit 130' INT TERM
 
-record() {	# scenario policy tick_hz run report [start_report]
+record() {	# scenario mode tick_hz run report [start_report]
 	local start=""
 	[ -n "${6:-}" ] && start=", \"start_report\": \"$6\""
-	printf '{"scenario": "%s", "policy": "%s", "tick_hz": %d, "run": %d, "report": "%s"%s}\n' \
-		"$1" "$2" "$3" "$4" "$5" "$start" >>"$OUT/runs.jsonl"
+	printf '{"scenario": "%s", "mode": "%s", "policy": "%s", "tick_hz": %d, "run": %d, "report": "%s"%s}\n' \
+		"$1" "$2" "$2" "$3" "$4" "$5" "$start" >>"$OUT/runs.jsonl"
 }
 
 # The stall scenario: counters between two reports taken while traffic
@@ -169,14 +214,13 @@ rr_options() {	# mode
 	local defer="--napi-defer-hard-irqs 100 --gro-flush-timeout-us 20"
 	local app="--busy-poll --busy-poll-budget 64"
 	case $1 in
-	mainline | ksoftirqd | kicinski | deferred) echo "--mode irq --policy $1" ;;
 	threaded) echo "--mode irq --napi-threaded" ;;
 	threaded-busy) echo "--mode irq --napi-threaded-mode busy-poll" ;;
 	defer) echo "--mode irq $defer" ;;
 	busy) echo "--mode irq $app --busy-poll-us 1000000 --prefer-busy-poll --napi-defer-hard-irqs 100 --gro-flush-timeout-us 5000" ;;
 	busy-nodefer) echo "--mode irq $app --busy-poll-us 1000000" ;;
 	suspend) echo "--mode irq $defer --irq-suspend-timeout-us 20000 $app --busy-poll-us 0 --prefer-busy-poll" ;;
-	*) return 1 ;;
+	*) policy_ok "$1" && echo "--mode irq --policy $1" ;;
 	esac
 }
 
@@ -186,7 +230,7 @@ run_rr() {
 	local variants="" m o
 	for m in $RR_MODES; do
 		o=$(rr_options "$m") ||
-			fail "LAB_RR_MODES: unknown mode '$m' (mainline ksoftirqd kicinski deferred threaded threaded-busy defer busy busy-nodefer suspend)"
+			fail "LAB_RR_MODES: unknown mode '$m' (a policy l2fwd-sirq takes, or one of: $RR_OTHER_MODES)"
 		variants+="${variants:+;}$m|l2fwd-sirq|-T 0 $o ${EXTRA[*]}"
 	done
 	for kind in quiet stall; do
@@ -200,9 +244,10 @@ run_rr() {
 	done
 }
 
-echo "== policy-lab: $SCENARIOS; policies $POLICIES; $RUNS runs x ${SECONDS_PER_RUN}s"
+echo "== policy-lab: $SCENARIOS; modes $POLICIES; $RUNS runs x ${SECONDS_PER_RUN}s"
 echo "   stall load --app-load $STALL_LOAD (stall-harsh: $HARSH_LOAD), $BURSTS burst(s) per port circulating"
 echo "   flood: two net_null ports into --receiver $FLOOD_RECEIVER"
+echo "   mixed: the flood's input and receiver, --probe $MIXED_PROBE"
 echo "   flood-burn: two net_null ports forwarded, --app-load $FLOOD_LOAD"
 bench_memory 256
 start=$(date +%s)
@@ -220,6 +265,11 @@ for run in $(seq "$RUNS"); do
 			for p in $POLICIES; do
 				run_flood flood "$p" "$run" --receiver "$FLOOD_RECEIVER"
 			done ;;
+		mixed)
+			for p in $POLICIES; do
+				run_flood mixed "$p" "$run" --receiver "$FLOOD_RECEIVER" \
+					--probe "$MIXED_PROBE"
+			done ;;
 		flood-burn)
 			for p in $POLICIES; do
 				run_flood flood-burn "$p" "$run" --app-load "$FLOOD_LOAD"
@@ -229,7 +279,7 @@ for run in $(seq "$RUNS"); do
 		rr)
 			[ "$run" -gt 1 ] || run_rr ;;
 		*)
-			fail "unknown scenario '$scenario' (stall, stall-harsh, flood, flood-burn, tick, rr)" ;;
+			fail "unknown scenario '$scenario' (stall, stall-harsh, flood, mixed, flood-burn, tick, rr)" ;;
 		esac
 	done
 done

@@ -22,6 +22,17 @@ received per second), and "receiver": processed (by NET_RX), received,
 drops (the socket queue's, UDP's RcvbufErrors) with their rates, and
 cpu_split: the CPU time of the readers, sirqd and the dispatcher as
 shares of the time they were sampled over.
+
+Every run has "mode": the policy or execution model it ran under (the
+name given to l2fwd-sirq's --policy), and "policy", the same, which the
+older readers take. A run with --probe (the mixed scenario) adds
+timer_p99_us and tasklet_p99_us (raise-to-run of the TIMER and TASKLET
+vectors, from their histograms: the upper bound of a log2 bucket, so
+1048.6 means 0.52 to 1.05 ms), timer_late_p99_us (the probe timer's
+lateness from its deadline, which holds the wait for the execution lock
+before TIMER is raised), net_rx_pps (NET_RX's packets per second),
+app_share (the reader's CPU share, as the flood scenario's app.cpu_share),
+and "probe": the periods, runs, and deadlines skipped.
 """
 
 import json
@@ -31,6 +42,8 @@ import time
 
 WAKE_REASONS = ("need_resched", "restart_limit", "time_limit", "handoff",
                 "explicit", "raise")
+# NET_RX and NET_TX for every scenario; TIMER and TASKLET for the probe.
+VECTORS = ("NET_RX", "NET_TX", "TIMER", "TASKLET")
 COUNTERS = ("deferred_to_worker", "window_overrides", "stale_windows_ignored",
             "window_defer", "window_overload", "windows_closed_idle",
             "worker_passes", "lock_busy")
@@ -52,7 +65,9 @@ def totals(r):
         "work_units": sum(x["work_units"] for x in r["app_load"]),
         "app_cpu_s": sum(x["cpu_share"] * r["elapsed_s"] for x in r["app_load"]),
     }
-    for vec in ("NET_RX", "NET_TX"):
+    for vec in VECTORS:
+        if vec not in lc["vectors"]:
+            continue
         lat = lc["vectors"][vec]["latency"]
         t[vec + "_stalls"] = lat["stalls"]
         t[vec + "_samples"] = lat["samples"]
@@ -74,14 +89,24 @@ def totals(r):
         for key in ("receiver_s", "sirqd_s", "dispatcher_s"):
             t["rcv_cpu_" + key] = sum(x["cpu"][key] for x in rcv)
         t["rcv_cpu_window_s"] = rcv[0]["cpu"]["window_s"]
+    probe = r.get("probe")
+    if probe:
+        for key in ("timer_fires", "timer_missed", "tasklet_scheduled",
+                    "tasklet_already_scheduled", "tasklet_runs", "tasklet_missed"):
+            t["probe_" + key] = sum(x[key] for x in probe)
+        t["probe_late_hist"] = [sum(x) for x in
+                                zip(*(p["timer_late_hist_log2_ns"] for p in probe))]
+        t["probe_late_max_ns"] = max(x["timer_late_max_ns"] for x in probe)
+        t["probe_timer_ns"] = probe[0]["timer_ns"]
+        t["probe_tasklet_ns"] = probe[0]["tasklet_ns"]
     return t
 
 
 def minus(a, b):
     out = {}
     for key, v in a.items():
-        if key.endswith("_max_ns"):
-            out[key] = v	# not additive: the run's maximum so far
+        if key.endswith("_max_ns") or key in ("probe_timer_ns", "probe_tasklet_ns"):
+            out[key] = v	# not additive: the run's maximum so far, a setting
         elif isinstance(v, list):
             out[key] = [x - y for x, y in zip(v, b[key])]
         else:
@@ -113,7 +138,9 @@ def run_figures(run):
         "work_units_per_s": t["work_units"] / s,
         "app_cpu_share": t["app_cpu_s"] / s,
     }
-    for vec in ("NET_RX", "NET_TX"):
+    for vec in VECTORS:
+        if vec + "_hist" not in t:
+            continue
         h = t[vec + "_hist"]
         f[vec] = {
             "samples": t[vec + "_samples"],
@@ -123,6 +150,8 @@ def run_figures(run):
             "p99_ns": percentile(h, 0.99),
             "p999_ns": percentile(h, 0.999),
             "max_ns": t[vec + "_max_ns"],
+            "worker_runs": t[vec + "_worker_runs"],
+            "inline_runs": t[vec + "_inline_runs"],
             "worker_share": (t[vec + "_worker_runs"] /
                              max(1, t[vec + "_worker_runs"] + t[vec + "_inline_runs"])),
             "hist_log2_ns": h,
@@ -141,13 +170,28 @@ def run_figures(run):
             "cpu_split": {who: (t["rcv_cpu_" + who + "_s"] / win if win else None)
                           for who in ("receiver", "sirqd", "dispatcher")},
         }
+    if "probe_timer_fires" in t:
+        h = t["probe_late_hist"]
+        f["probe"] = {
+            "timer_ns": t["probe_timer_ns"], "tasklet_ns": t["probe_tasklet_ns"],
+            "timer_fires": t["probe_timer_fires"], "timer_missed": t["probe_timer_missed"],
+            "tasklet_scheduled": t["probe_tasklet_scheduled"],
+            "tasklet_already_scheduled": t["probe_tasklet_already_scheduled"],
+            "tasklet_runs": t["probe_tasklet_runs"],
+            "tasklet_missed": t["probe_tasklet_missed"],
+            "timer_late_p50_us": percentile(h, 0.50) / 1e3,
+            "timer_late_p99_us": percentile(h, 0.99) / 1e3,
+            "timer_late_max_us": t["probe_late_max_ns"] / 1e3,
+            "timer_late_hist_log2_ns": h,
+        }
     return f
 
 
 def to_plots(line):
     """One run in the renderer's format."""
     f = run_figures(line)
-    out = {"scenario": line["scenario"], "policy": line["policy"],
+    mode = line.get("mode", line["policy"])
+    out = {"scenario": line["scenario"], "mode": mode, "policy": mode,
            "tick_hz": line["tick_hz"], "duration_s": f["seconds"],
            "stalls_per_s": f["NET_RX"]["stalls_per_s"],
            "stalls": f["NET_RX"]["stalls"], "mpps": f["mpps"],
@@ -169,21 +213,42 @@ def to_plots(line):
         out["packets"] = {"processed": rcv["processed"], "dropped": rcv["drops"],
                           "arrived": rcv["processed"]}
         out["receiver"] = rcv
-    for vec in ("NET_RX", "NET_TX"):
-        v = f[vec]
-        if v["samples"] == 0:
+    for vec in VECTORS:
+        v = f.get(vec)
+        if v is None or v["samples"] == 0:
             continue
         out["latency"][vec] = {
             "p50_us": v["p50_ns"] / 1e3, "p99_us": v["p99_ns"] / 1e3,
             "p999_us": v["p999_ns"] / 1e3, "max_us": v["max_ns"] / 1e3,
             "hist_ns": [[(1 << (i + 1)) - 1, n]
                         for i, n in enumerate(v["hist_log2_ns"]) if n]}
+    probe = f.get("probe")
+    if probe:
+        s = f["seconds"]
+        out["timer_p99_us"] = f["TIMER"]["p99_ns"] / 1e3 if "TIMER" in f else None
+        out["tasklet_p99_us"] = f["TASKLET"]["p99_ns"] / 1e3 if "TASKLET" in f else None
+        out["timer_late_p99_us"] = probe["timer_late_p99_us"]
+        out["net_rx_pps"] = rcv["processed_pps"] if rcv else f["mpps"] * 1e6
+        out["app_share"] = out["app"]["cpu_share"]
+        out["probe"] = {k: v for k, v in probe.items() if k != "timer_late_hist_log2_ns"}
+        out["probe"]["timer_runs_per_s"] = (f["TIMER"]["worker_runs"] + f["TIMER"]["inline_runs"]) / s \
+            if "TIMER" in f else None
+        out["probe"]["tasklet_runs_per_s"] = probe["tasklet_runs"] / s
     return out
+
+
+def modes_of(runs, scenario):
+    """The modes of @scenario's runs, in the order they ran."""
+    seen = []
+    for r in runs:
+        if r["scenario"] == scenario and r["mode"] not in seen:
+            seen.append(r["mode"])
+    return seen
 
 
 def headline(runs):
     def pooled(scenario, policy, key):
-        rs = [r for r in runs if r["scenario"] == scenario and r["policy"] == policy]
+        rs = [r for r in runs if r["scenario"] == scenario and r["mode"] == policy]
         secs = sum(r["duration_s"] for r in rs)
         return (sum(r[key] * (r["duration_s"] if key.endswith("_per_s") else 1)
                     for r in rs) / secs, len(rs)) if secs else (None, 0)
@@ -197,7 +262,7 @@ def headline(runs):
                   "ratio %s (target: ksoftirqd >= 0.5/s, ratio >= 10x)"
                   % (scenario, ks, kc, n, ratio))
         nr = {p: pooled(scenario, p, "need_resched_deferrals_per_s")[0]
-              for p in ("mainline", "ksoftirqd", "kicinski", "deferred")}
+              for p in modes_of(runs, scenario)}
         if any(v is not None for v in nr.values()):
             print("%s: need_resched deferrals/s: " % scenario +
                   ", ".join("%s %.0f" % (p, v) for p, v in nr.items() if v is not None))
@@ -205,7 +270,7 @@ def headline(runs):
         by = {}
         for r in runs:
             if r["scenario"] == scenario and r["app"].get(key) is not None:
-                by.setdefault(r["policy"], []).append(r["app"][key])
+                by.setdefault(r["mode"], []).append(r["app"][key])
         return {p: statistics.median(v) for p, v in by.items()}
 
     def ratio(a, b):
@@ -221,6 +286,16 @@ def headline(runs):
     if "kicinski" in rx and "ksoftirqd" in rx:
         print("flood: kicinski / ksoftirqd %s (target >= 0.8x)"
               % ratio(rx["kicinski"], rx["ksoftirqd"]))
+    for m in modes_of(runs, "mixed"):
+        rs = [r for r in runs if r["scenario"] == "mixed" and r["mode"] == m]
+
+        def med(key):
+            v = [r.get(key) for r in rs if r.get(key) is not None]
+            return statistics.median(v) if v else float("nan")
+        print("mixed: %s: TIMER p99 %.1f us (lateness p99 %.1f us), TASKLET p99 %.1f us, "
+              "NET_RX %.0f pps, app %.1f %% (medians of %d)"
+              % (m, med("timer_p99_us"), med("timer_late_p99_us"), med("tasklet_p99_us"),
+                 med("net_rx_pps"), 100 * med("app_share"), len(rs)))
     burn = medians("flood-burn", "work_units_per_s")
     if "ksoftirqd" in burn:
         print("flood-burn: application progress against ksoftirqd's (medians): " +

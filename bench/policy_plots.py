@@ -7,7 +7,10 @@
 Writes DIR/NAME-tables.md (also printed) and, per scenario and tick_hz:
   NAME-<scenario>[-hz<N>]-cdf.svg    NET_RX latency CDF per policy
   NAME-stall[-hz<N>]-stalls.svg      stalls >= threshold per second
-  NAME-flood[-hz<N>]-app.svg         application CPU share
+  NAME-flood[-hz<N>]-app.svg         application CPU share (flood,
+                                     flood-burn, mixed)
+  NAME-mixed[-hz<N>]-probe.svg       TIMER and TASKLET p99, the timer's
+                                     lateness, per mode (runs with the probe)
   NAME-<scenario>[-hz<N>]-rx.svg     packets the application received per
                                      second, where runs have app.rx_pps
 and, when the runs hold several tick_hz values:
@@ -21,8 +24,10 @@ scenario runner on the real scheduler can write it by hand:
   {"source": "sirq-sim",            free text, names the outputs
    "stall_threshold_ms": 8,
    "runs": [                        one object per run; repeats of the same
-     {"scenario": "stall",          (scenario, tick_hz, label, policy) are
-      "policy": "kicinski",         reduced to their median
+     {"scenario": "stall",          (scenario, tick_hz, label, mode) are
+      "mode": "kicinski",           reduced to their median; the policy or
+                                    execution model ("policy", the older
+                                    name, is read when "mode" is missing)
       "tick_hz": 0,                 optional, default 0
       "label": "irq mode",          optional, splits groups
       "duration_s": 10,
@@ -39,11 +44,20 @@ scenario runner on the real scheduler can write it by hand:
       "windows": {"overrides": .., "stale_ignored": ..},
       "receiver": {"processed_pps": .., "drops_per_s": ..,   (optional)
                    "cpu_split": {"receiver": 0.45, "sirqd": 0.45,
-                                 "dispatcher": 0.05}}}]}
+                                 "dispatcher": 0.05}},
+      "timer_p99_us": .., "tasklet_p99_us": .., "timer_late_p99_us": ..,
+      "net_rx_pps": .., "app_share": ..,    the probe (mixed scenario)
+      "probe": {"timer_missed": .., "tasklet_already_scheduled": ..}}]}
+
+Runs of the rr scenario (bench/rr_lab.py's, with load and variant) are
+left out: rr_lab.py renders them.
 
 Groups with app.rx_pps get a second table: per policy the packets the
 application received per second, the socket's drops per second, NET_RX's
-packets per second and the CPU split. Fields that are missing print as "-".
+packets per second and the CPU split. Groups with timer_p99_us (the
+mixed scenario, l2fwd-sirq --probe) get a third: TIMER's and TASKLET's
+raise-to-run p99, the timer's lateness p99, NET_RX's packets per second
+and the application's CPU share. Fields that are missing print as "-".
 """
 
 import argparse
@@ -53,10 +67,12 @@ import os
 import statistics
 import sys
 
-POLICY_ORDER = ["mainline", "ksoftirqd", "kicinski", "deferred"]
-# One colour per policy, the same in every plot (colour-blind safe).
+POLICY_ORDER = ["mainline", "ksoftirqd", "kicinski", "deferred", "rt",
+                "pushdown", "pushdown-locked"]
+# One colour per mode, the same in every plot (colour-blind safe).
 COLOURS = {"mainline": "#0072b2", "ksoftirqd": "#d55e00",
-           "kicinski": "#009e73", "deferred": "#cc79a7"}
+           "kicinski": "#009e73", "deferred": "#cc79a7", "rt": "#882255",
+           "pushdown": "#44aa99", "pushdown-locked": "#999933"}
 OTHER_COLOUR = "#555555"
 W, H = 640, 360          # SVG canvas
 ML, MR, MT, MB = 70, 20, 40, 50   # margins: room for axis labels
@@ -83,6 +99,9 @@ def load(paths):
         meta.setdefault("source", doc.get("source", os.path.basename(p)))
         meta.setdefault("stall_threshold_ms", doc.get("stall_threshold_ms", 8))
         for r in doc["runs"]:
+            if r.get("scenario") == "rr":
+                continue	# bench/rr_lab.py's
+            r.setdefault("mode", r.get("policy"))
             r.setdefault("tick_hz", 0)
             r.setdefault("label", "")
             runs.append(r)
@@ -98,7 +117,7 @@ def groups(runs):
     out = {}
     for r in runs:
         g = out.setdefault((r["scenario"], r["tick_hz"], r["label"]), {})
-        g.setdefault(r["policy"], []).append(r)
+        g.setdefault(r["mode"], []).append(r)
     return dict(sorted(out.items(), key=lambda kv: (kv[0][0], kv[0][1], kv[0][2])))
 
 
@@ -179,6 +198,45 @@ def receiver_table(key, by_policy, meta):
         lines.append(f"| `{p}` | " + " | ".join(
             cell(by_policy[p], fn, fmt) for _, fn, fmt in RECEIVER_COLUMNS) + " |")
     return "\n".join(lines) + "\n"
+
+
+# The probe's table (the mixed scenario: TIMER and tasklets under a flood).
+PROBE_COLUMNS = [
+    ("TIMER p99 us", lambda r: r.get("timer_p99_us"), "{:.1f}"),
+    ("timer late p99 us", lambda r: r.get("timer_late_p99_us"), "{:.0f}"),
+    ("timer deadlines skipped %", lambda r: skipped_pct(r), "{:.1f}"),
+    ("TASKLET p99 us", lambda r: r.get("tasklet_p99_us"), "{:.0f}"),
+    ("TASKLET max us", lambda r: get(r, "latency", "TASKLET", "max_us"), "{:.0f}"),
+    ("NET_RX pps", lambda r: r.get("net_rx_pps"), "{:.4g}"),
+    ("app CPU %", lambda r: pct(r.get("app_share")), "{:.1f}"),
+    ("app rx pps", lambda r: get(r, "app", "rx_pps"), "{:.4g}"),
+]
+
+
+def skipped_pct(r):
+    fired, missed = get(r, "probe", "timer_fires"), get(r, "probe", "timer_missed")
+    if fired is None or missed is None or fired + missed == 0:
+        return None
+    return 100 * missed / (fired + missed)
+
+
+def probe_table(key, by_policy, meta):
+    scenario, hz, label = key
+    n = max(len(v) for v in by_policy.values())
+    title = f"{scenario}, tick_hz {hz}" + (f", {label}" if label else "") + ", probe"
+    lines = [f"**{title}** ({meta['name']}"
+             + (f", median of {n} runs" if n > 1 else "") + ")", "",
+             "| mode | " + " | ".join(c[0] for c in PROBE_COLUMNS) + " |",
+             "|---|" + "---:|" * len(PROBE_COLUMNS)]
+    for p in sorted(by_policy, key=policy_key):
+        lines.append(f"| `{p}` | " + " | ".join(
+            cell(by_policy[p], fn, fmt) for _, fn, fmt in PROBE_COLUMNS) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def has_probe(by_policy):
+    return any(r.get("timer_p99_us") is not None
+               for runs in by_policy.values() for r in runs)
 
 
 def has_receiver(by_policy):
@@ -366,6 +424,8 @@ def main():
         md.append(table(key, by_policy, meta))
         if has_receiver(by_policy):
             md.append(receiver_table(key, by_policy, meta))
+        if has_probe(by_policy):
+            md.append(probe_table(key, by_policy, meta))
         tag = f"{prefix}-{scenario}" + (f"-hz{hz}" if hz else "") + \
             (f"-{label.replace(' ', '_')}" if label else "")
         pols = sorted(by_policy, key=policy_key)
@@ -381,7 +441,14 @@ def main():
                 f"packets the application received per second, {where}", "packets/s",
                 [""], {p: [median([get(r, "app", "rx_pps") for r in by_policy[p]])]
                        for p in pols}, "{:.3g}"))
-        if scenario in ("flood", "flood-burn"):
+        if has_probe(by_policy):
+            write(f"{tag}-probe.svg", bars(
+                f"TIMER and tasklets under the flood, p99, {where}", "us",
+                ["TIMER raise-to-run", "timer lateness", "TASKLET raise-to-run"],
+                {p: [median([r.get(k) for r in by_policy[p]])
+                     for k in ("timer_p99_us", "timer_late_p99_us", "tasklet_p99_us")]
+                 for p in pols}, "{:.0f}"))
+        if scenario in ("flood", "flood-burn", "mixed"):
             write(f"{tag}-app.svg", bars(
                 f"application CPU share, {where}", "app CPU %",
                 [""], {p: [pct(median([get(r, "app", "cpu_share") for r in by_policy[p]]))]

@@ -10,9 +10,11 @@ load on the forwarder's CPU. Each run becomes one object of LAB.json's
 "runs" (the file is created, or its other runs are kept and its rr runs
 replaced), with:
 
-  scenario "rr"; mode: a policy (mainline, ksoftirqd, kicinski,
-  deferred), threaded, threaded-busy, busy, defer or suspend; variant:
-  the lab's name
+  scenario "rr"; mode: a policy or execution model (mainline, ksoftirqd,
+  kicinski, deferred, and any other name l2fwd-sirq's --policy takes:
+  a variant the lab has no other meaning for is one), threaded, busy,
+  threaded-busy, defer or suspend; policy: the same as mode, for older readers;
+  variant: the lab's name
   of the configuration (busy-nodefer is mode busy without deferral);
   load: low, mid or high (the offered rates, lowest first); stall_load:
   whether the stall load shared the CPU; rate_pps; rps (responses per
@@ -38,23 +40,43 @@ import os
 # source, bench/lowload-bench.sh's results.
 from lowload_plot import fmt, median
 
-POLICIES = ("mainline", "ksoftirqd", "kicinski", "deferred")
-# variant -> mode
-VARIANT_MODE = {p: p for p in POLICIES}
-VARIANT_MODE.update({"threaded": "threaded", "threaded-busy": "threaded-busy",
-                     "defer": "defer", "busy": "busy",
-                     "busy-nodefer": "busy", "suspend": "suspend"})
-ORDER = list(POLICIES) + ["threaded", "threaded-busy", "defer", "busy",
-                          "busy-nodefer", "suspend"]
+POLICIES = ("mainline", "ksoftirqd", "kicinski", "deferred", "rt", "pushdown",
+            "pushdown-locked")
+# variant -> mode; any other variant is a policy (bench/policy-lab.sh has
+# checked that l2fwd-sirq takes it) and its own mode.
+OTHER_MODES = {"threaded": "threaded", "threaded-busy": "threaded-busy",
+               "defer": "defer", "busy": "busy",
+               "busy-nodefer": "busy", "suspend": "suspend"}
+
+
+class VariantModes(dict):
+    def __missing__(self, variant):
+        return variant
+
+
+VARIANT_MODE = VariantModes({p: p for p in POLICIES})
+VARIANT_MODE.update(OTHER_MODES)
+ORDER = list(POLICIES) + ["threaded", "threaded-busy", "defer", "busy", "busy-nodefer", "suspend"]
 # Modes that poll without sleeping under traffic: full busy polling.
 FULL_BUSY = ("busy", "threaded-busy")
 LOADS = ("low", "mid", "high")
 # The load names for as many offered rates as a run had, lowest first.
 LOAD_NAMES = {1: ("mid",), 2: ("low", "high"), 3: LOADS}
 COLOURS = {"mainline": "#999999", "ksoftirqd": "#e69f00", "kicinski": "#009e73",
-           "deferred": "#56b4e9", "threaded": "#cc79a7", "threaded-busy": "#882255",
+           "deferred": "#56b4e9", "threaded": "#cc79a7", "threaded-busy": "#aa4499",
            "defer": "#0072b2",
-           "busy": "#d55e00", "busy-nodefer": "#f0e442", "suspend": "#000000"}
+           "busy": "#d55e00", "busy-nodefer": "#f0e442", "suspend": "#000000",
+           "rt": "#882255", "pushdown": "#44aa99", "pushdown-locked": "#117733"}
+OTHER_COLOUR = "#555555"
+
+
+def order(runs):
+    """ORDER, then the variants it does not know, as they came."""
+    out = list(ORDER)
+    for r in runs:
+        if r["variant"] not in out:
+            out.append(r["variant"])
+    return out
 
 
 def load(path):
@@ -73,11 +95,10 @@ def to_runs(quiet, stall):
     for stalled, group in ((False, quiet), (True, stall)):
         for r in group:
             v = r["variant"]
-            if v not in VARIANT_MODE:
-                raise SystemExit(f"rr_lab.py: unknown variant '{v}'")
             window = r.get("window_s") or 0
             runs.append({
-                "scenario": "rr", "mode": VARIANT_MODE[v], "variant": v,
+                "scenario": "rr", "mode": VARIANT_MODE[v], "policy": VARIANT_MODE[v],
+                "variant": v,
                 "load": names[r["rate_pps"]], "stall_load": stalled,
                 "rate_pps": r["rate_pps"], "round": r.get("round", 1),
                 "rps": round(r["received"] / window, 1) if window else None,
@@ -124,7 +145,7 @@ def claims(runs):
     # threaded-busy, the NAPI threads that never sleep (Linux 6.19).
     floor = {}
     for load in LOADS:
-        p99 = {v: fig(v, load, "p99_us") for v in ORDER}
+        p99 = {v: fig(v, load, "p99_us") for v in order(runs)}
         p99 = {v: x for v, x in p99.items() if x is not None}
         busy = [v for v in p99 if VARIANT_MODE[v] in FULL_BUSY]
         if busy:
@@ -149,7 +170,7 @@ def markdown(runs, cl):
         lines.append("")
         lines.append("| mode | load | rate | rps | p50 us | p99 us | p99.9 us | CPU % | stalls >= 8 ms |")
         lines.append("|---|---|---:|---:|---:|---:|---:|---:|---:|")
-        for v in ORDER:
+        for v in order(runs):
             for load in LOADS:
                 rs = cell(runs, v, load, stalled)
                 if not rs:
@@ -208,20 +229,20 @@ def svg(runs):
         for tick in ((lo, hi) if logy else (0, hi / 2, hi)):
             lab = f"{tick:.0f}" if logy else f"{100 * tick:.0f}"
             out.append(f'<text x="{ox - 40}" y="{py(tick) + 4}">{lab}</text>')
-        for v in ORDER:
+        for v in order(runs):
             pts = []
             for j, load in enumerate(LOADS):
                 m = med(cell(runs, v, load, stalled), key)
                 if m is not None:
                     pts.append(f"{px(j):.1f},{py(m):.1f}")
             if pts:
-                dash = ' stroke-dasharray="4 3"' if v in POLICIES else ""
+                dash = ' stroke-dasharray="4 3"' if v not in OTHER_MODES else ""
                 out.append(f'<polyline points="{" ".join(pts)}" fill="none" '
-                           f'stroke="{COLOURS[v]}" stroke-width="2"{dash}/>')
+                           f'stroke="{COLOURS.get(v, OTHER_COLOUR)}" stroke-width="2"{dash}/>')
     x = pad
-    for v in ORDER:
+    for v in [v for v in order(runs) if any(r["variant"] == v for r in runs)]:
         out.append(f'<line x1="{x}" y1="{h - 15}" x2="{x + 18}" y2="{h - 15}" '
-                   f'stroke="{COLOURS[v]}" stroke-width="3"/>')
+                   f'stroke="{COLOURS.get(v, OTHER_COLOUR)}" stroke-width="3"/>')
         out.append(f'<text x="{x + 22}" y="{h - 11}">{v}</text>')
         x += 34 + 7 * len(v)
     out.append("</svg>")

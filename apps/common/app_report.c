@@ -86,6 +86,11 @@ report_to(FILE *f, const struct report_ctx *r)
 		r->extra_json(f, r->extra_arg);
 		fprintf(f, ",\n");
 	}
+	if (r->extra2_json != NULL) {
+		fprintf(f, " \"%s\": ", r->extra2_name);
+		r->extra2_json(f, r->extra2_arg);
+		fprintf(f, ",\n");
+	}
 	fprintf(f, " \"sirq\": ");
 	free(st);
 	if (sirq_stats_json(f) != 0)

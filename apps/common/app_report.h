@@ -48,6 +48,10 @@ struct report_ctx {
 	const char *extra_name;
 	void (*extra_json)(FILE *f, const void *arg);
 	const void *extra_arg;
+	/* Optional: a second one, "<extra2_name>": {...}, after the first. */
+	const char *extra2_name;
+	void (*extra2_json)(FILE *f, const void *arg);
+	const void *extra2_arg;
 };
 
 /* 0, or -errno with a message on stderr. */

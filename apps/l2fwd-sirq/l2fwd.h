@@ -20,6 +20,7 @@
 
 #include "app_opts.h"
 #include "l2fwd_busy.h"
+#include "l2fwd_probe.h"
 #include "l2fwd_receiver.h"
 
 #define L2FWD_PROG "l2fwd-sirq"
@@ -35,6 +36,7 @@ struct l2fwd_opts {
 	char portmap[APP_STR_LEN];
 	struct l2fwd_receiver_spec receiver;	/* --receiver */
 	struct l2fwd_busy_spec busy;		/* --busy-poll */
+	struct l2fwd_probe_spec probe;		/* --probe */
 };
 
 /* The l2fwd options (section [l2fwd]), for app_opts_parse(). */

@@ -20,6 +20,14 @@ parse_receiver(void *conf, const char *value, char *err, size_t len)
 	return l2fwd_receiver_parse(value, &o->receiver, err, len);
 }
 
+static int
+parse_probe(void *conf, const char *value, char *err, size_t len)
+{
+	struct l2fwd_opts *o = conf;
+
+	return l2fwd_probe_parse(value, &o->probe, err, len);
+}
+
 const struct app_opt l2fwd_opts_table[] = {
 	{ "portmask", 'p', "l2fwd", APP_OPT_HEX64, L2(portmask), 1, UINT64_MAX,
 	  "MASK", "hexadecimal mask of the ports to use", NULL, NULL },
@@ -40,6 +48,9 @@ const struct app_opt l2fwd_opts_table[] = {
 	{ "receiver", 0, "l2fwd", APP_OPT_CUSTOM, 0, 0, 0, "SPEC",
 	  "receive instead of forwarding: NET_RX queues each packet on a socket of rcvbuf packets after proto of work, threads on the lcore's CPUs read it at app a packet: proto=1us,app=1us,rcvbuf=256,threads=1[,nice=0], or off",
 	  parse_receiver, L2FWD_RECEIVER_DEFAULT_TEXT },
+	{ "probe", 0, "l2fwd", APP_OPT_CUSTOM, 0, 0, 0, "SPEC",
+	  "latency probes on each lcore: a periodic rte_timer every P (TIMER raised every P) and a tasklet scheduled every Q from a timer callback (TASKLET raised every Q); the report's TIMER and TASKLET latency: timer=1ms,tasklet=1ms (10us..10s, either alone), on (both 1ms) or off",
+	  parse_probe, L2FWD_PROBE_DEFAULT_TEXT },
 	{ "busy-poll", 0, "l2fwd", APP_OPT_FLAG_ON, L2(busy.enabled), 0, 0,
 	  NULL, "an application thread on each lcore's CPU busy-polls its Rx queues as epoll_wait() does (sirq_napi_busy_poll()), sleeping when it finds nothing",
 	  NULL, NULL },
@@ -65,6 +76,7 @@ l2fwd_opts_defaults(struct l2fwd_opts *o)
 	o->mac_updating = true;
 	o->portmask = 0x3;
 	l2fwd_receiver_spec_default(&o->receiver);
+	l2fwd_probe_spec_default(&o->probe);
 	o->busy.budget = SIRQ_BUSY_POLL_BUDGET_DEFAULT;
 }
 

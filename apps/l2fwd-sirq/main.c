@@ -11,7 +11,10 @@
  * in NET_TX, statistics in an rte_timer on TIMER. --app-load puts a
  * "process" beside each dispatcher, for the stall and flood scenarios;
  * --receiver makes NET_RX deliver to a socket that threads on the
- * lcore's CPU read, instead of forwarding (the flood of 4cd13c21b207).
+ * lcore's CPU read, instead of forwarding (the flood of 4cd13c21b207);
+ * --probe adds a periodic timer and a periodic tasklet on each lcore,
+ * whose raise-to-run latency the report's TIMER and TASKLET vectors give
+ * (the mixed scenario, l2fwd_probe.h).
  */
 
 #include <errno.h>
@@ -74,6 +77,7 @@ struct fwd_lcore {
 	struct app_load load;
 	struct l2fwd_receiver rcv;	/* --receiver */
 	struct l2fwd_busy busy;		/* --busy-poll */
+	struct l2fwd_probe probe;	/* --probe */
 };
 
 static struct app_common common;
@@ -590,6 +594,8 @@ create_lcore(struct fwd_lcore *f)
 		}
 		f->path.busy = &f->busy;
 	}
+	if (opts.probe.enabled)
+		l2fwd_probe_init(&f->probe, &opts.probe, f->lc, f->lcore_id);
 	if (opts.receiver.enabled &&
 	    l2fwd_receiver_init(&f->rcv, &opts.receiver, f->lcore_id,
 				(int)rte_lcore_to_socket_id(f->lcore_id)) != 0)
@@ -631,6 +637,21 @@ receiver_json(FILE *f, const void *arg)
 	fprintf(f, "]");
 }
 
+/* "probe": one object per forwarding lcore. */
+static void
+probe_json(FILE *f, const void *arg)
+{
+	unsigned int i;
+
+	RTE_SET_USED(arg);
+	fprintf(f, "[");
+	for (i = 0; i < nb_fwd; i++) {
+		fprintf(f, "%s", i ? ",\n  " : "");
+		l2fwd_probe_json(f, &fwd[i].probe);
+	}
+	fprintf(f, "]");
+}
+
 static void
 write_report(void)
 {
@@ -646,6 +667,10 @@ write_report(void)
 	if (opts.receiver.enabled) {
 		r.extra_name = "receiver";
 		r.extra_json = receiver_json;
+	}
+	if (opts.probe.enabled) {
+		r.extra2_name = "probe";
+		r.extra2_json = probe_json;
 	}
 	for (i = 0; i < nb_fwd; i++) {
 		r.lcores[r.nb_lcores].lc = fwd[i].lc;
@@ -765,6 +790,19 @@ main(int argc, char **argv)
 	rte_timer_reset(&control_timer,
 			rte_get_timer_hz() / 1000 * CONTROL_PERIOD_MS, PERIODICAL,
 			fwd[0].lcore_id, control_tick, NULL);
+	for (i = 0; i < nb_fwd && opts.probe.enabled; i++) {
+		ret = l2fwd_probe_start(&fwd[i].probe);
+		if (ret != 0) {
+			fprintf(stderr, PROG ": lcore %u: --probe timers: %s\n",
+				fwd[i].lcore_id, strerror(-ret));
+			rc = 1;
+			goto out;
+		}
+		printf(PROG ": lcore %u: probe: timer every %" PRIu64
+		       " us, tasklet every %" PRIu64 " us (0: none)\n",
+		       fwd[i].lcore_id, opts.probe.timer_ns / 1000,
+		       opts.probe.tasklet_ns / 1000);
+	}
 	for (i = 0; i < nb_fwd; i++) {
 		printf(PROG ": lcore %u %s %u queue(s) under %s, %s mode\n",
 		       fwd[i].lcore_id,
@@ -828,6 +866,8 @@ out:
 	 * the ports frees the rings. What is still out of a pool now, less
 	 * what the lcores hold in flight, is a leak: the report says it.
 	 */
+	for (i = 0; i < nb_fwd; i++)
+		l2fwd_probe_stop(&fwd[i].probe);	/* if armed */
 	for (port = 0; port < RTE_MAX_ETHPORTS; port++)
 		if (ports[port].enabled && rte_eth_dev_is_valid_port(port)) {
 			rte_eth_dev_stop(port);

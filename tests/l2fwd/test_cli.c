@@ -214,6 +214,38 @@ ParameterizedTest(struct bad_value *c, l2fwd_cli,
 	expect_refused(args, line);
 }
 
+/* --probe: the bad item or period named, with the range. */
+struct bad_probe {
+	char value[32];
+	char line[96];
+};
+
+ParameterizedTestParameters(l2fwd_cli, probe_bad_value_is_refused_before_eal)
+{
+	static struct bad_probe cases[] = {
+		{ "timer=0", "--probe: bad timer '0' (10us..10s)" },
+		{ "timer=5us", "--probe: bad timer '5us' (10us..10s)" },
+		{ "tasklet=11s", "--probe: bad tasklet '11s' (10us..10s)" },
+		{ "tasklet=1h", "--probe: bad tasklet '1h' (10us..10s)" },
+		{ "timer=", "--probe: bad item 'timer='" },
+		{ "timer=1ms,hrtimer=1ms", "--probe: bad item 'hrtimer=1ms'" },
+		{ "fast", "--probe: bad item 'fast'" },
+	};
+
+	return cr_make_param_array(struct bad_probe, cases,
+				   sizeof(cases) / sizeof(cases[0]));
+}
+
+ParameterizedTest(struct bad_probe *c, l2fwd_cli,
+		  probe_bad_value_is_refused_before_eal)
+{
+	const char *args[] = { "--probe", c->value, NULL };
+	char line[160];
+
+	snprintf(line, sizeof(line), PROG "%s", c->line);
+	expect_refused(args, line);
+}
+
 Test(l2fwd_cli, max_time_us_not_a_number_is_refused_before_eal)
 {
 	const char *args[] = { "--max-time-us", "abc", NULL };
