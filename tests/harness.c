@@ -214,15 +214,22 @@ probe_handler(struct sirq_cpu *cpu, void *arg)
 }
 
 struct probe *
-probe_register(struct harness *h, unsigned int vec)
+probe_register_flags(struct harness *h, unsigned int vec, uint32_t flags)
 {
 	struct probe *p = &h->probe[vec];
 
 	memset(p, 0, sizeof(*p));
 	p->h = h;
 	p->vec = vec;
-	cr_assert(eq(int, sirq_register(h->cpu, vec, probe_handler, p, NULL), 0));
+	cr_assert(eq(int, sirq_register_flags(h->cpu, vec, probe_handler, p,
+					      NULL, flags), 0));
 	return p;
+}
+
+struct probe *
+probe_register(struct harness *h, unsigned int vec)
+{
+	return probe_register_flags(h, vec, 0);
 }
 
 static void

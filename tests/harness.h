@@ -140,6 +140,9 @@ uint64_t monotonic_ns(void);
 
 /* Register a probe handler on @p vec. */
 struct probe *probe_register(struct harness *h, unsigned int vec);
+/* The same with sirq_register_flags()'s @p flags (SIRQ_VEC_BH_SAFE). */
+struct probe *probe_register_flags(struct harness *h, unsigned int vec,
+				   uint32_t flags);
 
 /* Fresh snapshot of the counters. */
 const struct sirq_stats *stats(struct harness *h);

@@ -238,6 +238,9 @@ Test(api, policy_names_round_trip)
 		[SIRQ_POLICY_KSOFTIRQD] = "ksoftirqd",
 		[SIRQ_POLICY_KICINSKI] = "kicinski",
 		[SIRQ_POLICY_DEFERRED] = "deferred",
+		[SIRQ_POLICY_RT] = "rt",
+		[SIRQ_POLICY_PUSHDOWN] = "pushdown",
+		[SIRQ_POLICY_PUSHDOWN_LOCKED] = "pushdown-locked",
 	};
 	int id;
 
@@ -438,6 +441,16 @@ Test(api, every_function_refuses_null_arguments)
 	cr_assert(eq(int, sirq_tasklet_enable(NULL), -EINVAL));
 	sirq_tasklet_kill(NULL);
 	cr_assert(not(sirq_tasklet_is_scheduled(NULL)));
+	sirq_tasklet_set_bh_safe(NULL, true);
+	cr_assert(eq(int, sirq_register_flags(NULL, VEC_APP0, never_called,
+					      NULL, NULL, 0), -EINVAL));
+	cr_assert(eq(int, sirq_thread_ops_set(NULL, NULL), -EINVAL));
+	cr_assert(eq(u32, sirq_threads_wanted(NULL), 0));
+	cr_assert(eq(int, sirq_thread_of(NULL, 0), -EINVAL));
+	cr_assert(eq(int, sirq_thread_attach(NULL, 0), -EINVAL));
+	cr_assert(eq(int, sirq_thread_detach(NULL, 0), -EINVAL));
+	cr_assert(eq(int, sirq_thread_run(NULL, 0), SIRQ_WORKER_EXIT));
+	cr_assert(eq(int, sirq_thread_state(NULL, 0), SIRQ_WORKER_PARKED));
 	sirq_cpu_free(NULL);
 }
 

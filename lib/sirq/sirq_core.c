@@ -166,6 +166,8 @@ sirq_jiffies_now(const struct sirq_cpu *cpu)
 	return sirq_jiffies(cpu, sirq_now(cpu));
 }
 
+static void update_threads(struct sirq_cpu *cpu);
+
 static void
 apply_params(struct sirq_cpu *cpu, const struct sirq_params *p)
 {
@@ -176,6 +178,7 @@ apply_params(struct sirq_cpu *cpu, const struct sirq_params *p)
 	memset(&cpu->pstate, 0, sizeof(cpu->pstate));
 	if (cpu->policy->reset != NULL)
 		cpu->policy->reset(cpu);
+	update_threads(cpu);
 }
 
 size_t
@@ -219,6 +222,9 @@ sirq_cpu_init(void *mem, const struct sirq_cpu_conf *conf)
 	cpu->action[SIRQ_TASKLET].handler = sirq_tasklet_action;
 	cpu->action[SIRQ_TASKLET].arg =
 		(void *)(uintptr_t)SIRQ_TASKLET_LIST_NORMAL;
+
+	for (v = 0; v < SIRQ_MAX_VECTORS; v++)
+		cpu->thread_state[v] = SIRQ_WORKER_PARKED;
 
 	/* Without a way to wake it there is no worker: never wait for one. */
 	cpu->worker_state = cpu->ops.wake_worker != NULL ?
@@ -279,6 +285,17 @@ exec_cas(struct sirq_cpu *cpu)
 					   __ATOMIC_ACQUIRE, __ATOMIC_RELAXED);
 }
 
+/*
+ * The pending vectors that the worker and the dispatcher run: all but
+ * those of attached softirq threads.
+ */
+static inline uint32_t
+local_pending(const struct sirq_cpu *cpu)
+{
+	return __atomic_load_n(&cpu->pending, __ATOMIC_SEQ_CST) &
+		~__atomic_load_n(&cpu->thread_mask, __ATOMIC_RELAXED);
+}
+
 static inline bool
 exec_trylock(struct sirq_cpu *cpu)
 {
@@ -315,6 +332,10 @@ exec_lock(struct sirq_cpu *cpu)
 	ticket = __atomic_fetch_add(&cpu->lock_next, 1, __ATOMIC_SEQ_CST);
 	start = sirq_now(cpu);
 	runs = runs_so_far(cpu);
+	/* The rtmutex's priority inheritance: the binding lends ours. */
+	if (cpu->thread_ops.lock_wait != NULL)
+		cpu->thread_ops.lock_wait(cpu->thread_ops.ctx,
+					  sirq_exec_lock_owner(cpu));
 	while (__atomic_load_n(&cpu->lock_served, __ATOMIC_ACQUIRE) != ticket ||
 	       !exec_cas(cpu))
 		sched_yield();
@@ -334,6 +355,19 @@ exec_unlock(struct sirq_cpu *cpu)
 	__atomic_store_n(&cpu->lock_owner, 0, __ATOMIC_RELEASE);
 }
 
+/* For the tasklets: the lock around an unsafe tasklet in a thread. */
+void
+sirq_exec_lock(struct sirq_cpu *cpu)
+{
+	exec_lock(cpu);
+}
+
+void
+sirq_exec_unlock(struct sirq_cpu *cpu)
+{
+	exec_unlock(cpu);
+}
+
 
 int
 sirq_cpu_set_params(struct sirq_cpu *cpu, const struct sirq_params *p)
@@ -351,8 +385,7 @@ sirq_cpu_set_params(struct sirq_cpu *cpu, const struct sirq_params *p)
 		return 0;
 	exec_unlock(cpu);
 	/* A pass may have handed work over to this wait: the dispatcher's. */
-	if (__atomic_load_n(&cpu->pending, __ATOMIC_ACQUIRE) != 0 &&
-	    cpu->ops.kick != NULL)
+	if (local_pending(cpu) != 0 && cpu->ops.kick != NULL)
 		cpu->ops.kick(cpu->ops.ctx);
 	return 0;
 }
@@ -370,16 +403,30 @@ set_action(struct sirq_cpu *cpu, unsigned int vec, sirq_handler_t handler,
 }
 
 int
-sirq_register(struct sirq_cpu *cpu, unsigned int vec, sirq_handler_t handler,
-	      void *arg, const char *name)
+sirq_register_flags(struct sirq_cpu *cpu, unsigned int vec,
+		    sirq_handler_t handler, void *arg, const char *name,
+		    uint32_t flags)
 {
-	if (cpu == NULL || vec >= SIRQ_MAX_VECTORS || handler == NULL)
+	if (cpu == NULL || vec >= SIRQ_MAX_VECTORS || handler == NULL ||
+	    (flags & ~SIRQ_VEC_BH_SAFE) != 0)
 		return -EINVAL;
 	if (vec == SIRQ_HI || vec == SIRQ_TASKLET ||
 	    (cpu->owned & SIRQ_BIT(vec)) != 0)
 		return -EBUSY;
 	set_action(cpu, vec, handler, arg, name);
+	if (flags & SIRQ_VEC_BH_SAFE)
+		__atomic_fetch_or(&cpu->bh_safe, SIRQ_BIT(vec), __ATOMIC_RELAXED);
+	else
+		__atomic_fetch_and(&cpu->bh_safe, ~SIRQ_BIT(vec),
+				   __ATOMIC_RELAXED);
 	return 0;
+}
+
+int
+sirq_register(struct sirq_cpu *cpu, unsigned int vec, sirq_handler_t handler,
+	      void *arg, const char *name)
+{
+	return sirq_register_flags(cpu, vec, handler, arg, name, 0);
 }
 
 /* For the layer above the engine: a vector it runs itself (the binding's
@@ -414,11 +461,20 @@ sirq_vector_alloc(struct sirq_cpu *cpu, sirq_handler_t handler, void *arg,
 	return -ENOSPC;
 }
 
-/* local_softirq_pending_clear() with the snapshot: take every bit. */
+/*
+ * local_softirq_pending_clear() with the snapshot: take every bit but
+ * those of the softirq threads and those a thread runs without the lock
+ * right now (their runs must not overlap).
+ */
 static inline uint32_t
 take_pending(struct sirq_cpu *cpu)
 {
-	return __atomic_exchange_n(&cpu->pending, 0, __ATOMIC_ACQUIRE);
+	uint32_t keep = __atomic_load_n(&cpu->thread_mask, __ATOMIC_RELAXED);
+
+	if (sirq_likely(keep == 0))
+		return __atomic_exchange_n(&cpu->pending, 0, __ATOMIC_ACQUIRE);
+	keep |= __atomic_load_n(&cpu->unlocked_running, __ATOMIC_SEQ_CST);
+	return __atomic_fetch_and(&cpu->pending, keep, __ATOMIC_ACQUIRE) & ~keep;
 }
 
 /* Forget the vectors of @mask: at stop, once their sources are drained. */
@@ -447,6 +503,7 @@ sirq_pending_drop(struct sirq_cpu *cpu, uint32_t mask)
  * left without a stamp nor counted twice.
  */
 static void wakeup_worker(struct sirq_cpu *cpu, enum sirq_wake why);
+static void wakeup_thread(struct sirq_cpu *cpu, unsigned int thread);
 
 /*
  * raise_softirq_irqoff(): outside interrupt context (no lock: not in a
@@ -487,6 +544,13 @@ mark_pending(struct sirq_cpu *cpu, unsigned int vec, bool kick)
 	SIRQ_TRACE_SOFTIRQ_RAISE(cpu, vec);
 	bit = SIRQ_BIT(vec);
 	old = __atomic_fetch_or(&cpu->pending, bit, __ATOMIC_SEQ_CST);
+	/* A vector with a thread of its own: the raise wakes it, always. */
+	if (sirq_unlikely(__atomic_load_n(&cpu->thread_mask, __ATOMIC_SEQ_CST) &
+			  bit)) {
+		wakeup_thread(cpu, __atomic_load_n(&cpu->thread_of[vec],
+						   __ATOMIC_RELAXED));
+		return 0;
+	}
 	if (!kick)
 		return 0;
 	if (raise_wakes_worker(cpu))
@@ -634,7 +698,7 @@ static inline bool
 need_resched_yields(struct sirq_cpu *cpu, enum sirq_ctx ctx, uint32_t pending)
 {
 	return ctx_need_resched(cpu, ctx) &&
-		cpu->policy->need_resched_yields(cpu, pending);
+		cpu->policy->need_resched_yields(cpu, ctx, pending);
 }
 
 /*
@@ -677,7 +741,7 @@ hand_over(struct sirq_cpu *cpu, uint32_t left)
 {
 	if (left != 0)
 		__atomic_fetch_or(&cpu->pending, left, __ATOMIC_RELEASE);
-	return __atomic_load_n(&cpu->pending, __ATOMIC_ACQUIRE) != 0 ?
+	return local_pending(cpu) != 0 ?
 		SIRQ_EXIT_LOCK_WAITER : SIRQ_EXIT_DRAINED;
 }
 
@@ -721,7 +785,7 @@ do_softirq(struct sirq_cpu *cpu, enum sirq_ctx ctx, uint64_t now)
 		why = run_round(cpu, ctx, pending, &now);
 		if (sirq_unlikely(why != SIRQ_EXIT_DRAINED))
 			break;
-		pending = __atomic_load_n(&cpu->pending, __ATOMIC_ACQUIRE);
+		pending = local_pending(cpu);
 		if (pending == 0)
 			break;
 		/* The limit's jiffies only once there is more to do. */
@@ -751,12 +815,13 @@ do_softirq(struct sirq_cpu *cpu, enum sirq_ctx ctx, uint64_t now)
  * work to the worker as the policy says, or run a pass here.
  */
 static enum sirq_irq_exit_result
-run_or_defer(struct sirq_cpu *cpu, uint32_t pending)
+run_or_defer(struct sirq_cpu *cpu, uint32_t pending, bool from_irq)
 {
 	uint64_t now = sirq_now(cpu);
 
 	if (cpu->policy->worker_should_handle(cpu, pending,
-					      sirq_jiffies(cpu, now))) {
+					      sirq_jiffies(cpu, now),
+					      from_irq)) {
 		/* deferred: the worker may still be asleep. */
 		wakeup_worker(cpu, SIRQ_WAKE_HANDOFF);
 		return SIRQ_IRQ_EXIT_DEFERRED;
@@ -804,7 +869,7 @@ sirq_irq_leave(struct sirq_cpu *cpu)
 bool
 sirq_inline_wanted(const struct sirq_cpu *cpu)
 {
-	uint32_t pending = __atomic_load_n(&cpu->pending, __ATOMIC_ACQUIRE);
+	uint32_t pending = local_pending(cpu);
 
 	if (pending == 0) {
 		if (!__atomic_load_n(&cpu->serving, __ATOMIC_RELAXED))
@@ -812,19 +877,20 @@ sirq_inline_wanted(const struct sirq_cpu *cpu)
 		/* A pass runs with the bits it took: its work, not expedited. */
 		pending = ~cpu->params.expedited_mask;
 	}
-	return !cpu->policy->would_defer(cpu, pending, sirq_jiffies_now(cpu));
+	return !cpu->policy->would_defer(cpu, pending, sirq_jiffies_now(cpu),
+					 true);
 }
 
 /* With the lock held: the policy's choice, counted. */
 static enum sirq_irq_exit_result
 irq_exit_locked(struct sirq_cpu *cpu)
 {
-	uint32_t pending = __atomic_load_n(&cpu->pending, __ATOMIC_RELAXED);
+	uint32_t pending = local_pending(cpu);
 	enum sirq_irq_exit_result res;
 
 	if (pending == 0)
 		return SIRQ_IRQ_EXIT_IDLE;
-	res = run_or_defer(cpu, pending);
+	res = run_or_defer(cpu, pending, true);
 	if (res == SIRQ_IRQ_EXIT_DEFERRED)
 		sirq_stat_add(&cpu->stats.deferred_to_worker, 1);
 	return res;
@@ -846,7 +912,7 @@ sirq_irq_exit(struct sirq_cpu *cpu)
 		exec_unlock(cpu);
 		return res;
 	}
-	if (sirq_likely(__atomic_load_n(&cpu->pending, __ATOMIC_RELAXED) == 0))
+	if (sirq_likely(local_pending(cpu) == 0))
 		return SIRQ_IRQ_EXIT_IDLE;
 	if (!exec_trylock(cpu)) {
 		sirq_stat_add(&cpu->stats.lock_busy, 1);
@@ -872,7 +938,7 @@ worker_go_idle(struct sirq_cpu *cpu)
 		cpu->policy->worker_idle(cpu);
 
 	/* Pairs with the dispatcher's raise-then-look: nobody sleeps on work. */
-	if (__atomic_load_n(&cpu->pending, __ATOMIC_SEQ_CST) != 0) {
+	if (local_pending(cpu) != 0) {
 		uint32_t idle = SIRQ_WORKER_IDLE;
 
 		if (__atomic_compare_exchange_n(&cpu->worker_state, &idle,
@@ -911,7 +977,7 @@ sirq_worker_run(struct sirq_cpu *cpu)
 	 * thread's loop does, sleep at once if none is left, after the look
 	 * at the sources that the next call would make first.
 	 */
-	if (__atomic_load_n(&cpu->pending, __ATOMIC_ACQUIRE) != 0) {
+	if (local_pending(cpu) != 0) {
 		if (do_softirq(cpu, SIRQ_CTX_WORKER, sirq_now(cpu)) !=
 		    SIRQ_EXIT_DRAINED) {
 			st = SIRQ_WORKER_YIELD;
@@ -920,7 +986,7 @@ sirq_worker_run(struct sirq_cpu *cpu)
 		if (cpu->ops.worker_hardirq != NULL)
 			cpu->ops.worker_hardirq(cpu->ops.ctx);
 	}
-	st = __atomic_load_n(&cpu->pending, __ATOMIC_ACQUIRE) == 0 ?
+	st = local_pending(cpu) == 0 ?
 		worker_go_idle(cpu) : SIRQ_WORKER_YIELD;
 out:
 	exec_unlock(cpu);
@@ -956,6 +1022,323 @@ sirq_worker_state(const struct sirq_cpu *cpu)
 	return __atomic_load_n(&cpu->worker_state, __ATOMIC_ACQUIRE);
 }
 
+/*
+ * Softirq threads: the threads of an execution model (SIRQ_POLICY_RT's
+ * ktimers, SIRQ_POLICY_PUSHDOWN's thread per vector). A thread is known
+ * by its lead vector; the model maps vectors to threads
+ * (policy->thread_of), and a vector goes to its thread once the binding
+ * has attached that thread. Raisers wake the thread (mark_pending()); the
+ * worker and the dispatcher leave its bits alone (local_pending(),
+ * take_pending()).
+ */
+
+/* The model's thread for @vec, attached or not; -1 for none. */
+static inline int
+model_thread_of(const struct sirq_cpu *cpu, unsigned int vec)
+{
+	if (cpu->policy->thread_of == NULL)
+		return -1;
+	return cpu->policy->thread_of(vec);
+}
+
+/*
+ * Recompute which vectors go to which attached thread: at every change
+ * of parameters, registrations aside, and of attachments. Called with
+ * the lock held (or before the CPU runs). Pending bits that now belong
+ * to a thread wake it; those that no longer do are the dispatcher's
+ * (the caller kicks after the unlock).
+ */
+static void
+update_threads(struct sirq_cpu *cpu)
+{
+	uint32_t attached = __atomic_load_n(&cpu->threads_attached,
+					    __ATOMIC_RELAXED);
+	uint32_t vecs[SIRQ_MAX_VECTORS] = { 0 };
+	uint32_t mask = 0, pending;
+	unsigned int v;
+
+	for (v = 0; v < SIRQ_MAX_VECTORS; v++) {
+		int t = model_thread_of(cpu, v);
+
+		if (t < 0 || (attached & SIRQ_BIT(t)) == 0)
+			continue;
+		mask |= SIRQ_BIT(v);
+		vecs[t] |= SIRQ_BIT(v);
+		__atomic_store_n(&cpu->thread_of[v], (uint8_t)t,
+				 __ATOMIC_RELAXED);
+	}
+	for (v = 0; v < SIRQ_MAX_VECTORS; v++)
+		__atomic_store_n(&cpu->thread_vecs[v], vecs[v],
+				 __ATOMIC_RELAXED);
+	__atomic_store_n(&cpu->thread_mask, mask, __ATOMIC_SEQ_CST);
+
+	pending = __atomic_load_n(&cpu->pending, __ATOMIC_SEQ_CST) & mask;
+	while (pending != 0) {
+		v = (unsigned int)__builtin_ctz(pending);
+		pending &= pending - 1;
+		wakeup_thread(cpu, cpu->thread_of[v]);
+	}
+}
+
+/* wakeup_softirqd() for a softirq thread: only an idle one, once. */
+static void
+wakeup_thread(struct sirq_cpu *cpu, unsigned int thread)
+{
+	uint32_t idle = SIRQ_WORKER_IDLE;
+
+	if (!__atomic_compare_exchange_n(&cpu->thread_state[thread], &idle,
+					 SIRQ_WORKER_RUNNABLE, false,
+					 __ATOMIC_SEQ_CST, __ATOMIC_RELAXED))
+		return;
+	cpu->thread_ops.wake(cpu->thread_ops.ctx, thread);
+}
+
+/* Run @fn(cpu, arg) under the lock, as sirq_cpu_set_params() changes. */
+static void
+with_lock(struct sirq_cpu *cpu, void (*fn)(struct sirq_cpu *, uintptr_t),
+	  uintptr_t arg)
+{
+	bool mine = sirq_exec_lock_is_mine(cpu);
+
+	if (!mine)
+		exec_lock(cpu);
+	fn(cpu, arg);
+	if (mine)
+		return;
+	exec_unlock(cpu);
+	if (local_pending(cpu) != 0 && cpu->ops.kick != NULL)
+		cpu->ops.kick(cpu->ops.ctx);
+}
+
+static void
+set_thread_ops(struct sirq_cpu *cpu, uintptr_t arg)
+{
+	const struct sirq_thread_ops *ops = (const void *)arg;
+	unsigned int t;
+
+	if (ops == NULL) {
+		__atomic_store_n(&cpu->threads_attached, 0, __ATOMIC_RELAXED);
+		for (t = 0; t < SIRQ_MAX_VECTORS; t++)
+			__atomic_store_n(&cpu->thread_state[t],
+					 SIRQ_WORKER_PARKED, __ATOMIC_SEQ_CST);
+		update_threads(cpu);
+		memset(&cpu->thread_ops, 0, sizeof(cpu->thread_ops));
+		return;
+	}
+	cpu->thread_ops = *ops;
+}
+
+int
+sirq_thread_ops_set(struct sirq_cpu *cpu, const struct sirq_thread_ops *ops)
+{
+	if (cpu == NULL || (ops != NULL && ops->wake == NULL))
+		return -EINVAL;
+	with_lock(cpu, set_thread_ops, (uintptr_t)ops);
+	return 0;
+}
+
+uint32_t
+sirq_threads_wanted(const struct sirq_cpu *cpu)
+{
+	uint32_t want = 0;
+	unsigned int v;
+
+	if (cpu == NULL)
+		return 0;
+	for (v = 0; v < SIRQ_MAX_VECTORS; v++) {
+		int t;
+
+		if (__atomic_load_n(&cpu->action[v].handler,
+				    __ATOMIC_ACQUIRE) == NULL)
+			continue;
+		t = model_thread_of(cpu, v);
+		if (t >= 0)
+			want |= SIRQ_BIT(t);
+	}
+	return want;
+}
+
+int
+sirq_thread_of(const struct sirq_cpu *cpu, unsigned int vec)
+{
+	int t;
+
+	if (cpu == NULL || vec >= SIRQ_MAX_VECTORS)
+		return -EINVAL;
+	t = model_thread_of(cpu, vec);
+	return t >= 0 ? t : -ENOENT;
+}
+
+static void
+attach_thread(struct sirq_cpu *cpu, uintptr_t thread)
+{
+	uint32_t parked = SIRQ_WORKER_PARKED;
+
+	__atomic_compare_exchange_n(&cpu->thread_state[thread], &parked,
+				    SIRQ_WORKER_IDLE, false, __ATOMIC_SEQ_CST,
+				    __ATOMIC_RELAXED);
+	__atomic_fetch_or(&cpu->threads_attached, SIRQ_BIT(thread),
+			  __ATOMIC_RELAXED);
+	update_threads(cpu);
+}
+
+int
+sirq_thread_attach(struct sirq_cpu *cpu, unsigned int thread)
+{
+	if (cpu == NULL || thread >= SIRQ_MAX_VECTORS ||
+	    cpu->thread_ops.wake == NULL)
+		return -EINVAL;
+	with_lock(cpu, attach_thread, thread);
+	return 0;
+}
+
+static void
+detach_thread(struct sirq_cpu *cpu, uintptr_t thread)
+{
+	__atomic_fetch_and(&cpu->threads_attached, ~SIRQ_BIT(thread),
+			   __ATOMIC_RELAXED);
+	__atomic_store_n(&cpu->thread_state[thread], SIRQ_WORKER_PARKED,
+			 __ATOMIC_SEQ_CST);
+	update_threads(cpu);
+}
+
+int
+sirq_thread_detach(struct sirq_cpu *cpu, unsigned int thread)
+{
+	if (cpu == NULL || thread >= SIRQ_MAX_VECTORS)
+		return -EINVAL;
+	with_lock(cpu, detach_thread, thread);
+	/* A round without the lock may still run its vectors: let it end. */
+	while (__atomic_load_n(&cpu->unlocked_running, __ATOMIC_SEQ_CST) &
+	       __atomic_load_n(&cpu->thread_vecs[thread], __ATOMIC_RELAXED))
+		sched_yield();
+	return 0;
+}
+
+enum sirq_worker_state
+sirq_thread_state(const struct sirq_cpu *cpu, unsigned int thread)
+{
+	if (cpu == NULL || thread >= SIRQ_MAX_VECTORS)
+		return SIRQ_WORKER_PARKED;
+	return __atomic_load_n(&cpu->thread_state[thread], __ATOMIC_ACQUIRE);
+}
+
+/*
+ * One round of a thread's vectors under the lock: take them, run them
+ * lowest first; a waiter gets the lock at the next vector boundary and
+ * the bits not run go back.
+ */
+static void
+thread_round_locked(struct sirq_cpu *cpu, unsigned int thread)
+{
+	uint32_t group, bits;
+	uint64_t now;
+
+	exec_lock(cpu);
+	/* The model may have changed while we waited. */
+	group = __atomic_load_n(&cpu->thread_vecs[thread], __ATOMIC_RELAXED);
+	bits = __atomic_fetch_and(&cpu->pending, ~group, __ATOMIC_ACQUIRE) &
+		group;
+	__atomic_store_n(&cpu->serving, true, __ATOMIC_RELAXED);
+	now = sirq_now(cpu);
+	while (bits != 0) {
+		unsigned int vec = (unsigned int)__builtin_ctz(bits);
+
+		bits &= bits - 1;
+		now = run_action(cpu, vec, SIRQ_CTX_WORKER, now);
+		if (bits != 0 && sirq_unlikely(sirq_exec_lock_contended(cpu))) {
+			__atomic_fetch_or(&cpu->pending, bits, __ATOMIC_RELEASE);
+			break;
+		}
+	}
+	__atomic_store_n(&cpu->serving, false, __ATOMIC_RELAXED);
+	exec_unlock(cpu);
+}
+
+/*
+ * One round without the lock. The vectors are marked running first and
+ * their ownership looked at after: a change of model (under the lock)
+ * either is seen here, or sees the mark and leaves the vectors to us
+ * until we clear it (take_pending()).
+ */
+static void
+thread_round_unlocked(struct sirq_cpu *cpu, unsigned int thread,
+		      uint32_t group)
+{
+	uint32_t bits;
+	uint64_t now;
+
+	__atomic_fetch_or(&cpu->unlocked_running, group, __ATOMIC_SEQ_CST);
+	if (__atomic_load_n(&cpu->thread_vecs[thread], __ATOMIC_SEQ_CST) !=
+	    group)
+		goto out;
+	bits = __atomic_fetch_and(&cpu->pending, ~group, __ATOMIC_ACQUIRE) &
+		group;
+	now = sirq_now(cpu);
+	while (bits != 0) {
+		unsigned int vec = (unsigned int)__builtin_ctz(bits);
+
+		bits &= bits - 1;
+		now = run_action(cpu, vec, SIRQ_CTX_WORKER, now);
+	}
+out:
+	__atomic_fetch_and(&cpu->unlocked_running, ~group, __ATOMIC_SEQ_CST);
+	/* Ours no more while we ran: the dispatcher's now. */
+	if (local_pending(cpu) & group && cpu->ops.kick != NULL)
+		cpu->ops.kick(cpu->ops.ctx);
+}
+
+enum sirq_worker_status
+sirq_thread_run(struct sirq_cpu *cpu, unsigned int thread)
+{
+	uint32_t *state, st, group, safe;
+
+	if (cpu == NULL || thread >= SIRQ_MAX_VECTORS)
+		return SIRQ_WORKER_EXIT;
+	state = &cpu->thread_state[thread];
+	st = __atomic_load_n(state, __ATOMIC_ACQUIRE);
+	if (st == SIRQ_WORKER_PARKED)
+		return SIRQ_WORKER_EXIT;
+	if (st == SIRQ_WORKER_IDLE &&
+	    !__atomic_compare_exchange_n(state, &st, SIRQ_WORKER_RUNNABLE,
+					 false, __ATOMIC_SEQ_CST,
+					 __ATOMIC_RELAXED) &&
+	    st == SIRQ_WORKER_PARKED)
+		return SIRQ_WORKER_EXIT;
+	/* Bottom halves off here: a softirq thread is another task. */
+	if (sirq_exec_lock_is_mine(cpu))
+		return SIRQ_WORKER_BUSY;
+
+	group = __atomic_load_n(&cpu->thread_vecs[thread], __ATOMIC_RELAXED);
+	if (__atomic_load_n(&cpu->pending, __ATOMIC_ACQUIRE) & group) {
+		safe = cpu->policy->bh_safe(__atomic_load_n(&cpu->bh_safe,
+							    __ATOMIC_RELAXED));
+		if ((group & ~safe) != 0)
+			thread_round_locked(cpu, thread);
+		else
+			thread_round_unlocked(cpu, thread, group);
+	}
+
+	/* More of ours pending: the scheduler decides when we go on. */
+	group = __atomic_load_n(&cpu->thread_vecs[thread], __ATOMIC_RELAXED);
+	if (__atomic_load_n(&cpu->pending, __ATOMIC_SEQ_CST) & group)
+		return SIRQ_WORKER_YIELD;
+	st = SIRQ_WORKER_RUNNABLE;
+	if (!__atomic_compare_exchange_n(state, &st, SIRQ_WORKER_IDLE, false,
+					 __ATOMIC_SEQ_CST, __ATOMIC_RELAXED))
+		return SIRQ_WORKER_EXIT;	/* detached meanwhile */
+	/* Pairs with the raiser's set-bit-then-wake: nobody sleeps on work. */
+	if (__atomic_load_n(&cpu->pending, __ATOMIC_SEQ_CST) & group) {
+		st = SIRQ_WORKER_IDLE;
+		if (__atomic_compare_exchange_n(state, &st,
+						SIRQ_WORKER_RUNNABLE, false,
+						__ATOMIC_SEQ_CST,
+						__ATOMIC_RELAXED))
+			return SIRQ_WORKER_YIELD;
+	}
+	return SIRQ_WORKER_SLEEP;
+}
+
 void
 sirq_bh_disable(struct sirq_cpu *cpu)
 {
@@ -984,10 +1367,10 @@ sirq_bh_enable(struct sirq_cpu *cpu)
 	 * this CPU's own threads. Another thread has none of the CPU's
 	 * per-CPU state to run handlers with: the dispatcher gets the work.
 	 */
-	pending = __atomic_load_n(&cpu->pending, __ATOMIC_ACQUIRE);
+	pending = local_pending(cpu);
 	local = cpu->ops.is_local == NULL || cpu->ops.is_local(cpu->ops.ctx);
 	if (pending != 0 && local)
-		run_or_defer(cpu, pending);
+		run_or_defer(cpu, pending, false);
 	exec_unlock(cpu);
 	if (pending != 0 && !local && cpu->ops.kick != NULL)
 		cpu->ops.kick(cpu->ops.ctx);

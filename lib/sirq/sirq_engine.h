@@ -114,8 +114,60 @@ enum sirq_policy_id {
 	 * is the far end of "let ksoftirqd do its job". Was "threaded".
 	 */
 	SIRQ_POLICY_DEFERRED,
+	/**
+	 * Execution model of PREEMPT_RT before 6.18 (softirq.c's RT
+	 * variant, 6.13's ktimers): no vector runs at the dispatcher's
+	 * irq_exit(). Work raised there goes to sirqd (ksoftirqd), except
+	 * that NET_RX or NET_TX pending makes the dispatcher, standing for
+	 * the NIC's forced-threaded handler irq/N (SCHED_FIFO 50), run the
+	 * __do_softirq() loop at its bottom-half enable, with the kernel's
+	 * limits and yield to ksoftirqd; SCHED_OTHER threads wanting the
+	 * CPU do not end that pass. TIMER and HRTIMER run in their own
+	 * softirq thread, ktimers (with sirq_thread_ops_set()). Every
+	 * vector runs under the per-CPU BH lock, whose waiters are handed
+	 * it at the holder's next vector boundary and lend it their
+	 * priority (struct sirq_thread_ops, lock_wait).
+	 */
+	SIRQ_POLICY_RT,
+	/**
+	 * Weisbecker's pushdown, PREEMPT_RT since 6.18 (the BH lock
+	 * dropped): a softirq thread per vector, woken by the raise and
+	 * scheduled by the OS; no vector runs at irq_exit() and there is
+	 * no 2 ms / 10-restart limit: the scheduler decides. A vector
+	 * registered SIRQ_VEC_BH_SAFE runs without the BH lock (a
+	 * subsystem that moved to a lock of its own, the kernel's
+	 * local_lock_nested_bh()); the others take it per round. Tasklets
+	 * run without it when marked safe (sirq_tasklet_set_bh_safe()).
+	 * Without softirq threads (no sirq_thread_ops_set()) every vector
+	 * goes to sirqd, as under deferred.
+	 */
+	SIRQ_POLICY_PUSHDOWN,
+	/**
+	 * The pushdown's first step, and 6.18+ RT with
+	 * CONFIG_PREEMPT_RT_NEEDS_BH_LOCK: a thread per vector, every one
+	 * of them holding the BH lock for its rounds (SIRQ_VEC_BH_SAFE and
+	 * safe tasklets are not honoured).
+	 */
+	SIRQ_POLICY_PUSHDOWN_LOCKED,
 	SIRQ_POLICY_MAX,	/**< number of policies */
 };
+
+/**
+ * Vectors whose raise puts the dispatcher, as the NIC's threaded
+ * interrupt handler, into a pass under SIRQ_POLICY_RT.
+ */
+#define SIRQ_RT_IRQ_THREAD_MASK (SIRQ_BIT(SIRQ_NET_RX) | SIRQ_BIT(SIRQ_NET_TX))
+
+/** Vectors of SIRQ_POLICY_RT's ktimers thread (Linux 6.13, 49a17639508c). */
+#define SIRQ_RT_KTIMERS_MASK (SIRQ_BIT(SIRQ_TIMER) | SIRQ_BIT(SIRQ_HRTIMER))
+
+/**
+ * sirq_register_flags(): the handler needs no BH lock. It keeps its data
+ * under a lock of its own (the kernel's local_lock_nested_bh()), so the
+ * pushdown model runs it in its thread beside a bottom-half section or
+ * another vector. The other models ignore the flag.
+ */
+#define SIRQ_VEC_BH_SAFE UINT32_C(1)
 
 /** Deprecated name of SIRQ_POLICY_DEFERRED. */
 #define SIRQ_POLICY_THREADED SIRQ_POLICY_DEFERRED
@@ -424,7 +476,8 @@ const char *sirq_params_why_invalid(const struct sirq_params *p);
  * Context: any thread; never waits.
  *
  * @param id  the policy.
- * @return its name ("mainline", "ksoftirqd", "kicinski", "deferred"), a
+ * @return its name ("mainline", "ksoftirqd", "kicinski", "deferred", "rt",
+ *   "pushdown", "pushdown-locked"), a
  *   constant string; NULL if @p id is unknown.
  */
 const char *sirq_policy_name(enum sirq_policy_id id);
@@ -596,6 +649,24 @@ int sirq_cpu_set_params(struct sirq_cpu *cpu, const struct sirq_params *p);
  */
 int sirq_register(struct sirq_cpu *cpu, unsigned int vec,
 		  sirq_handler_t handler, void *arg, const char *name);
+
+/**
+ * sirq_register() with flags: SIRQ_VEC_BH_SAFE, the handler needs no BH
+ * lock (honoured by SIRQ_POLICY_PUSHDOWN only).
+ *
+ * Context: as sirq_register(); never waits.
+ *
+ * @param cpu      the CPU.
+ * @param vec      the vector, below SIRQ_MAX_VECTORS.
+ * @param handler  its handler.
+ * @param arg      the handler's argument.
+ * @param name     as sirq_register().
+ * @param flags    0 or SIRQ_VEC_BH_SAFE.
+ * @return as sirq_register(); -EINVAL for an unknown flag too.
+ */
+int sirq_register_flags(struct sirq_cpu *cpu, unsigned int vec,
+			sirq_handler_t handler, void *arg, const char *name,
+			uint32_t flags);
 
 /**
  * Take a free application vector (one past the kernel's ten, with no
@@ -780,6 +851,133 @@ void sirq_worker_unpark(struct sirq_cpu *cpu);
  * @return the state; SIRQ_WORKER_PARKED for a NULL @p cpu.
  */
 enum sirq_worker_state sirq_worker_state(const struct sirq_cpu *cpu);
+
+/*
+ * Softirq threads: the execution models' own threads (SIRQ_POLICY_RT's
+ * ktimers, SIRQ_POLICY_PUSHDOWN's thread per vector), beside the worker.
+ * A thread is named by the lowest vector it runs (its lead): ktimers is
+ * SIRQ_TIMER, a pushdown thread its vector. The binding starts the
+ * threads that sirq_threads_wanted() names, attaches each, and calls
+ * sirq_thread_run() whenever ops.wake is called for it.
+ */
+
+/** How the engine reaches the binding's softirq threads. */
+struct sirq_thread_ops {
+	/**
+	 * Make softirq thread @c thread call sirq_thread_run(). Called once
+	 * per transition of the thread from idle to runnable, from the
+	 * raising thread. Required.
+	 */
+	void (*wake)(void *ctx, unsigned int thread);
+	/**
+	 * Optional: the calling thread starts to wait for the BH lock,
+	 * which the thread with token @c holder holds (priority
+	 * inheritance: lend it the waiter's priority until it drops the
+	 * lock, as an rtmutex does). Called once per wait, without the
+	 * lock; @c holder may have dropped it already.
+	 */
+	void (*lock_wait)(void *ctx, uintptr_t holder);
+	void *ctx;			/**< argument of every callback */
+};
+
+/**
+ * Give @p cpu softirq threads. Until then the models that want them
+ * leave those vectors to the worker (or to the dispatcher).
+ *
+ * Context: any thread; waits for the execution lock as
+ * sirq_cpu_set_params() does.
+ *
+ * @param cpu  the CPU.
+ * @param ops  the callbacks; copied. NULL takes them away (every
+ *   thread detached).
+ * @return 0; -EINVAL for a NULL @p cpu or a NULL ops->wake.
+ */
+int sirq_thread_ops_set(struct sirq_cpu *cpu, const struct sirq_thread_ops *ops);
+
+/**
+ * The softirq threads the CPU's model would use for its registered
+ * vectors: bit n set for the thread whose lead vector is n.
+ *
+ * Context: any thread; never waits. A racy snapshot.
+ *
+ * @param cpu  the CPU.
+ * @return the mask; 0 for models without threads and for a NULL @p cpu.
+ */
+uint32_t sirq_threads_wanted(const struct sirq_cpu *cpu);
+
+/**
+ * The softirq thread that runs vector @p vec under the CPU's model.
+ *
+ * Context: any thread; never waits.
+ *
+ * @param cpu  the CPU.
+ * @param vec  the vector.
+ * @return the thread's lead vector; -ENOENT if no thread runs @p vec
+ *   (it is attached or not); -EINVAL for a NULL @p cpu or a bad vector.
+ */
+int sirq_thread_of(const struct sirq_cpu *cpu, unsigned int vec);
+
+/**
+ * A softirq thread is ready to run: its vectors go to it from now on.
+ *
+ * Context: any thread; waits for the execution lock as
+ * sirq_cpu_set_params() does.
+ *
+ * @param cpu     the CPU.
+ * @param thread  the thread's lead vector.
+ * @return 0; -EINVAL for a NULL @p cpu, a bad @p thread or no
+ *   sirq_thread_ops_set() yet.
+ */
+int sirq_thread_attach(struct sirq_cpu *cpu, unsigned int thread);
+
+/**
+ * Stop a softirq thread: its vectors go back to the worker and the
+ * dispatcher, its next sirq_thread_run() returns SIRQ_WORKER_EXIT.
+ * Waits until a round it runs without the BH lock has ended.
+ *
+ * Context: any thread but the softirq thread itself; waits for the
+ * execution lock as sirq_cpu_set_params() does.
+ *
+ * @param cpu     the CPU.
+ * @param thread  the thread's lead vector.
+ * @return 0; -EINVAL for a NULL @p cpu or a bad @p thread.
+ */
+int sirq_thread_detach(struct sirq_cpu *cpu, unsigned int thread);
+
+/**
+ * The body of softirq thread @p thread: one round of its pending
+ * vectors, lowest first, under the BH lock unless all of them are safe
+ * under the model (SIRQ_VEC_BH_SAFE with SIRQ_POLICY_PUSHDOWN). No time
+ * or restart limit: a round runs each pending vector once, and the
+ * thread is asked back (SIRQ_WORKER_YIELD) while any is pending again,
+ * so the OS scheduler decides how long it runs.
+ *
+ * Context: the softirq thread only. Waits for the BH lock when its
+ * vectors need it (at most until the holder's next vector boundary, the
+ * holder lent the caller's priority through ops.lock_wait); never with
+ * bottom halves off on the calling thread.
+ *
+ * @param cpu     the CPU.
+ * @param thread  the thread's lead vector.
+ * @return SIRQ_WORKER_SLEEP: idle, wait for ops.wake;
+ *   SIRQ_WORKER_YIELD: more is pending, call again (after letting the
+ *   scheduler in); SIRQ_WORKER_BUSY: the caller has bottom halves off;
+ *   SIRQ_WORKER_EXIT: detached, leave the thread loop.
+ */
+enum sirq_worker_status sirq_thread_run(struct sirq_cpu *cpu,
+					unsigned int thread);
+
+/**
+ * State of a softirq thread, as the engine sees it.
+ *
+ * Context: any thread; never waits.
+ *
+ * @param cpu     the CPU.
+ * @param thread  the thread's lead vector.
+ * @return SIRQ_WORKER_PARKED when detached, or for bad arguments.
+ */
+enum sirq_worker_state sirq_thread_state(const struct sirq_cpu *cpu,
+					 unsigned int thread);
 
 /*
  * Bottom halves.
@@ -978,6 +1176,20 @@ void sirq_tasklet_kill(struct sirq_tasklet *t);
  * @return true if scheduled; false if not, or NULL.
  */
 bool sirq_tasklet_is_scheduled(const struct sirq_tasklet *t);
+
+/**
+ * Mark a tasklet safe without the BH lock (its data under a lock of its
+ * own): the pushdown model runs it in the TASKLET or HI thread beside a
+ * bottom-half section; an unsafe one gets the BH lock around its
+ * function there. The other models ignore the mark. sirq_tasklet_init()
+ * clears it.
+ *
+ * Context: any thread, while the tasklet is not scheduled; never waits.
+ *
+ * @param t     the tasklet; NULL does nothing.
+ * @param safe  true: safe without the BH lock.
+ */
+void sirq_tasklet_set_bh_safe(struct sirq_tasklet *t, bool safe);
 
 #ifdef __cplusplus
 }

@@ -13,9 +13,11 @@
 #include "sirq_trace.h"
 
 static bool
-need_resched_always_yields(const struct sirq_cpu *cpu, uint32_t pending)
+need_resched_always_yields(const struct sirq_cpu *cpu, enum sirq_ctx ctx,
+			   uint32_t pending)
 {
 	(void)cpu;
+	(void)ctx;
 	(void)pending;
 	return true;
 }
@@ -27,18 +29,20 @@ need_resched_always_yields(const struct sirq_cpu *cpu, uint32_t pending)
  */
 static bool
 mainline_would_defer(const struct sirq_cpu *cpu, uint32_t pending,
-		     uint64_t now_j)
+		     uint64_t now_j, bool from_irq)
 {
 	(void)cpu;
+	(void)from_irq;
 	(void)pending;
 	(void)now_j;
 	return false;
 }
 
 static bool
-mainline_should_handle(struct sirq_cpu *cpu, uint32_t pending, uint64_t now_j)
+mainline_should_handle(struct sirq_cpu *cpu, uint32_t pending, uint64_t now_j,
+		       bool from_irq)
 {
-	return mainline_would_defer(cpu, pending, now_j);
+	return mainline_would_defer(cpu, pending, now_j, from_irq);
 }
 
 /*
@@ -49,18 +53,20 @@ mainline_should_handle(struct sirq_cpu *cpu, uint32_t pending, uint64_t now_j)
  */
 static bool
 ksoftirqd_would_defer(const struct sirq_cpu *cpu, uint32_t pending,
-		      uint64_t now_j)
+		      uint64_t now_j, bool from_irq)
 {
 	(void)now_j;
+	(void)from_irq;
 	if (pending & cpu->params.expedited_mask)
 		return false;
 	return sirq_worker_runnable(cpu);
 }
 
 static bool
-ksoftirqd_should_handle(struct sirq_cpu *cpu, uint32_t pending, uint64_t now_j)
+ksoftirqd_should_handle(struct sirq_cpu *cpu, uint32_t pending, uint64_t now_j,
+			bool from_irq)
 {
-	return ksoftirqd_would_defer(cpu, pending, now_j);
+	return ksoftirqd_would_defer(cpu, pending, now_j, from_irq);
 }
 
 /*
@@ -85,11 +91,12 @@ kicinski_window_open(struct sirq_cpu *cpu, enum sirq_window kind,
 /* kicinski's decision without its side effects: inside an open window. */
 static bool
 kicinski_would_defer(const struct sirq_cpu *cpu, uint32_t pending,
-		     uint64_t now_j)
+		     uint64_t now_j, bool from_irq)
 {
 	uint64_t end = __atomic_load_n(&cpu->pstate.kicinski.window_end,
 				       __ATOMIC_RELAXED);
 
+	(void)from_irq;
 	if (pending & cpu->params.expedited_mask)
 		return false;
 	return sirq_worker_runnable(cpu) && end != 0 && now_j < end;
@@ -102,10 +109,12 @@ kicinski_would_defer(const struct sirq_cpu *cpu, uint32_t pending,
  * scheduler does not run can then stall the queues for at most that long.
  */
 static bool
-kicinski_should_handle(struct sirq_cpu *cpu, uint32_t pending, uint64_t now_j)
+kicinski_should_handle(struct sirq_cpu *cpu, uint32_t pending, uint64_t now_j,
+		       bool from_irq)
 {
 	struct sirq_kicinski_state *k = &cpu->pstate.kicinski;
 
+	(void)from_irq;
 	if (pending & cpu->params.expedited_mask)
 		return false;
 	if (!sirq_worker_runnable(cpu))
@@ -136,8 +145,10 @@ kicinski_should_handle(struct sirq_cpu *cpu, uint32_t pending, uint64_t now_j)
  * adds a worker wake-up.
  */
 static bool
-kicinski_need_resched_yields(const struct sirq_cpu *cpu, uint32_t pending)
+kicinski_need_resched_yields(const struct sirq_cpu *cpu, enum sirq_ctx ctx,
+			     uint32_t pending)
 {
+	(void)ctx;
 	return (pending & ~cpu->params.expedited_mask) != 0;
 }
 
@@ -176,18 +187,100 @@ kicinski_worker_idle(struct sirq_cpu *cpu)
  */
 static bool
 deferred_would_defer(const struct sirq_cpu *cpu, uint32_t pending,
-		     uint64_t now_j)
+		     uint64_t now_j, bool from_irq)
 {
 	(void)pending;
+	(void)from_irq;
 	(void)now_j;
 	return __atomic_load_n(&cpu->worker_state, __ATOMIC_ACQUIRE) !=
 		SIRQ_WORKER_PARKED;
 }
 
 static bool
-deferred_should_handle(struct sirq_cpu *cpu, uint32_t pending, uint64_t now_j)
+deferred_should_handle(struct sirq_cpu *cpu, uint32_t pending, uint64_t now_j,
+		       bool from_irq)
 {
-	return deferred_would_defer(cpu, pending, now_j);
+	return deferred_would_defer(cpu, pending, now_j, from_irq);
+}
+
+/*
+ * PREEMPT_RT before 6.18 (kernel/softirq.c's CONFIG_PREEMPT_RT variant).
+ * invoke_softirq() never runs a vector at hard interrupt exit: it wakes
+ * ksoftirqd. A NIC's handler is forced into a thread, irq/N-name at
+ * SCHED_FIFO 50, that runs with bottom halves off; its napi_schedule()
+ * raises NET_RX there, and the thread's local_bh_enable() runs
+ * __do_softirq() on everything pending, with the usual limits and yield
+ * to ksoftirqd. The dispatcher stands for both: at its irq_exit() it
+ * runs the pass itself only when NET_RX or NET_TX is pending (the
+ * threaded handler's raise), and wakes sirqd for anything else. A local
+ * bottom-half enable runs what is pending in the task that enables, as
+ * RT's __local_bh_enable_ip() does (no ksoftirqd_running() test there).
+ */
+static bool
+rt_would_defer(const struct sirq_cpu *cpu, uint32_t pending, uint64_t now_j,
+	       bool from_irq)
+{
+	(void)now_j;
+	if (!from_irq || (pending & SIRQ_RT_IRQ_THREAD_MASK) != 0)
+		return false;
+	return __atomic_load_n(&cpu->worker_state, __ATOMIC_ACQUIRE) !=
+		SIRQ_WORKER_PARKED;
+}
+
+static bool
+rt_should_handle(struct sirq_cpu *cpu, uint32_t pending, uint64_t now_j,
+		 bool from_irq)
+{
+	return rt_would_defer(cpu, pending, now_j, from_irq);
+}
+
+/*
+ * The irq thread is SCHED_FIFO: a fair-class task wanting the CPU sets
+ * no need_resched() on it, so its pass runs to the limits. sirqd's
+ * passes yield to the scheduler as ksoftirqd's do.
+ */
+static bool
+rt_need_resched_yields(const struct sirq_cpu *cpu, enum sirq_ctx ctx,
+		       uint32_t pending)
+{
+	(void)cpu;
+	(void)pending;
+	return ctx == SIRQ_CTX_WORKER;
+}
+
+/* 6.13's ktimers/N (49a17639508c): TIMER and HRTIMER in a thread. */
+static int
+rt_thread_of(unsigned int vec)
+{
+	return (SIRQ_BIT(vec) & SIRQ_RT_KTIMERS_MASK) != 0 ? SIRQ_TIMER : -1;
+}
+
+static uint32_t
+no_vector_safe(uint32_t safe)
+{
+	(void)safe;
+	return 0;
+}
+
+/*
+ * Weisbecker's pushdown: every vector in its own thread. Whatever is
+ * left without a thread (none attached for it) goes to sirqd, as under
+ * deferred.
+ */
+static int
+pushdown_thread_of(unsigned int vec)
+{
+	return (int)vec;
+}
+
+/*
+ * The registered safe vectors, and the tasklet vectors, whose action
+ * takes the lock per tasklet (sirq_tasklet_action()).
+ */
+static uint32_t
+pushdown_bh_safe(uint32_t safe)
+{
+	return safe | SIRQ_BIT(SIRQ_HI) | SIRQ_BIT(SIRQ_TASKLET);
 }
 
 static const struct sirq_policy policy_mainline = {
@@ -221,11 +314,41 @@ static const struct sirq_policy policy_deferred = {
 	.need_resched_yields = need_resched_always_yields,
 };
 
+static const struct sirq_policy policy_rt = {
+	.name = "rt",
+	.worker_should_handle = rt_should_handle,
+	.would_defer = rt_would_defer,
+	.need_resched_yields = rt_need_resched_yields,
+	.thread_of = rt_thread_of,
+	.bh_safe = no_vector_safe,
+};
+
+static const struct sirq_policy policy_pushdown = {
+	.name = "pushdown",
+	.worker_should_handle = deferred_should_handle,
+	.would_defer = deferred_would_defer,
+	.need_resched_yields = need_resched_always_yields,
+	.thread_of = pushdown_thread_of,
+	.bh_safe = pushdown_bh_safe,
+};
+
+static const struct sirq_policy policy_pushdown_locked = {
+	.name = "pushdown-locked",
+	.worker_should_handle = deferred_should_handle,
+	.would_defer = deferred_would_defer,
+	.need_resched_yields = need_resched_always_yields,
+	.thread_of = pushdown_thread_of,
+	.bh_safe = no_vector_safe,
+};
+
 const struct sirq_policy *const sirq_policies[SIRQ_POLICY_MAX] = {
 	[SIRQ_POLICY_MAINLINE] = &policy_mainline,
 	[SIRQ_POLICY_KSOFTIRQD] = &policy_ksoftirqd,
 	[SIRQ_POLICY_KICINSKI] = &policy_kicinski,
 	[SIRQ_POLICY_DEFERRED] = &policy_deferred,
+	[SIRQ_POLICY_RT] = &policy_rt,
+	[SIRQ_POLICY_PUSHDOWN] = &policy_pushdown,
+	[SIRQ_POLICY_PUSHDOWN_LOCKED] = &policy_pushdown_locked,
 };
 
 const char *

@@ -52,9 +52,29 @@ struct sirq_cpu {
 	uint32_t need_resched;
 	uint32_t worker_state;			/* enum sirq_worker_state */
 	struct sirq_tasklet *tasklets[SIRQ_TASKLET_LIST_MAX];
+	/*
+	 * Vectors that go to an attached softirq thread under the model,
+	 * and the thread (lead vector) of each: written under the lock,
+	 * read by raisers.
+	 */
+	uint32_t thread_mask;
+	uint8_t thread_of[SIRQ_MAX_VECTORS];
 
 	/* First raise since the vector last ran; 0 = none recorded. */
 	uint64_t raise_ns[SIRQ_MAX_VECTORS] __attribute__((aligned(SIRQ_CACHE_LINE)));
+
+	/*
+	 * Softirq threads (sirq_thread_*()): state per thread, by lead
+	 * vector (enum sirq_worker_state; parked = not attached), which
+	 * raisers move from idle to runnable; the vectors of each; the
+	 * attached ones; the vectors a thread runs without the BH lock right
+	 * now (do_softirq() leaves them alone).
+	 */
+	uint32_t thread_state[SIRQ_MAX_VECTORS] __attribute__((aligned(SIRQ_CACHE_LINE)));
+	uint32_t thread_vecs[SIRQ_MAX_VECTORS];
+	uint32_t threads_attached;
+	uint32_t unlocked_running;
+	struct sirq_thread_ops thread_ops;
 
 	/* Execution lock: token of the owning thread, 0 when free. */
 	uintptr_t lock_owner __attribute__((aligned(SIRQ_CACHE_LINE)));
@@ -87,6 +107,8 @@ struct sirq_cpu {
 	struct sirq_action action[SIRQ_MAX_VECTORS];
 	/* Vectors the layer above runs itself: sirq_register() refuses them. */
 	uint32_t owned;
+	/* Vectors registered SIRQ_VEC_BH_SAFE. */
+	uint32_t bh_safe;
 
 	struct sirq_cpu_conf conf;
 	char name[SIRQ_CPU_NAME_LEN];
@@ -102,17 +124,18 @@ struct sirq_policy {
 	const char *name;
 	/*
 	 * ksoftirqd_should_handle(): leave @pending to the worker instead of
-	 * running it here? @now_j is the quantised time.
+	 * running it here? @now_j is the quantised time; @from_irq: asked
+	 * at the dispatcher's irq_exit(), not at a bottom-half enable.
 	 */
 	bool (*worker_should_handle)(struct sirq_cpu *cpu, uint32_t pending,
-				     uint64_t now_j);
+				     uint64_t now_j, bool from_irq);
 	/*
 	 * The same decision as a question, without its side effects
 	 * (counters, closing a window), from any thread: would @pending be
 	 * left to the worker at @now_j?
 	 */
 	bool (*would_defer)(const struct sirq_cpu *cpu, uint32_t pending,
-			    uint64_t now_j);
+			    uint64_t now_j, bool from_irq);
 	/*
 	 * Test the time and restart limits before need_resched() when a
 	 * pass looks for more work (patch 2 of the Dec 2022 set); the
@@ -120,9 +143,16 @@ struct sirq_policy {
 	 * count.
 	 */
 	bool limits_before_need_resched;
-	/* May need_resched() end a pass that still has @pending? */
+	/* May need_resched() end a pass in @ctx that still has @pending? */
 	bool (*need_resched_yields)(const struct sirq_cpu *cpu,
-				    uint32_t pending);
+				    enum sirq_ctx ctx, uint32_t pending);
+	/*
+	 * Optional: the softirq thread (its lead vector) that runs @vec
+	 * under this model, or -1 for none (the worker and the dispatcher).
+	 */
+	int (*thread_of)(unsigned int vec);
+	/* Vectors that run without the BH lock in their thread, of @safe. */
+	uint32_t (*bh_safe)(uint32_t safe);
 	/* Optional: a pass ended with work left, for @why, at @now_j. */
 	void (*work_left)(struct sirq_cpu *cpu, enum sirq_exit why,
 			  uint64_t now_j);
@@ -238,6 +268,8 @@ void sirq_irq_leave(struct sirq_cpu *cpu);
 bool sirq_inline_wanted(const struct sirq_cpu *cpu);
 
 void sirq_tasklet_action(struct sirq_cpu *cpu, void *arg);
+void sirq_exec_lock(struct sirq_cpu *cpu);
+void sirq_exec_unlock(struct sirq_cpu *cpu);
 int sirq_register_owned(struct sirq_cpu *cpu, unsigned int vec,
 			sirq_handler_t handler, void *arg);
 

@@ -16,6 +16,7 @@
 #define TASKLET_SCHED	UINT32_C(1)	/* on some CPU's list */
 #define TASKLET_RUN	UINT32_C(2)	/* its function is running */
 #define TASKLET_DEAD	UINT32_C(4)	/* killed: scheduling refused */
+#define TASKLET_BH_SAFE	UINT32_C(8)	/* runs without the BH lock (pushdown) */
 
 static const unsigned int list_vector[SIRQ_TASKLET_LIST_MAX] = {
 	[SIRQ_TASKLET_LIST_HI] = SIRQ_HI,
@@ -106,6 +107,36 @@ tasklet_unlock_wait(const struct sirq_tasklet *t)
 }
 
 /*
+ * A tasklet's function. In a pushdown thread, which runs the tasklet
+ * vectors without the BH lock, a tasklet not marked safe gets it around
+ * its function, as the kernel kept the lock for code not yet converted.
+ */
+static inline void
+tasklet_run(struct sirq_cpu *cpu, struct sirq_tasklet *t)
+{
+	bool lock = !(tasklet_state(t) & TASKLET_BH_SAFE) &&
+		!sirq_exec_lock_is_mine(cpu);
+
+	if (lock)
+		sirq_exec_lock(cpu);
+	t->fn(t, t->arg);
+	if (lock)
+		sirq_exec_unlock(cpu);
+}
+
+void
+sirq_tasklet_set_bh_safe(struct sirq_tasklet *t, bool safe)
+{
+	if (t == NULL)
+		return;
+	if (safe)
+		__atomic_fetch_or(&t->state, TASKLET_BH_SAFE, __ATOMIC_RELEASE);
+	else
+		__atomic_fetch_and(&t->state, ~TASKLET_BH_SAFE,
+				   __ATOMIC_RELEASE);
+}
+
+/*
  * tasklet_action_common(): run what is scheduled here; a tasklet that is
  * disabled, or running on another CPU, goes back on the list and the
  * vector is raised again.
@@ -133,7 +164,7 @@ sirq_tasklet_action(struct sirq_cpu *cpu, void *arg)
 					    __ATOMIC_ACQUIRE) == 0) {
 				__atomic_fetch_and(&t->state, ~TASKLET_SCHED,
 						   __ATOMIC_ACQ_REL);
-				t->fn(t, t->arg);
+				tasklet_run(cpu, t);
 				tasklet_unlock(t);
 				continue;
 			}
