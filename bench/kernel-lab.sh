@@ -8,10 +8,26 @@
 #                  ksoftirqd_running() of 4cd13c21b207 (libsirq `ksoftirqd`)
 #   6.1+kicinski   Linux 6.1 with the seed's patches 002-004 (`kicinski`)
 #   6.1+mainline   Linux 6.1 with d15121be7485 (`mainline`)
-# A 6.1 kernel runs in the guest lab (scripts/guest.sh: QEMU, 2 CPUs, the
+#   6.1-rt         Debian bookworm's linux-image-rt-amd64 (6.1, PREEMPT_RT,
+#                  the per-CPU BH lock held; libsirq `rt`)
+#   7.x-rt         trixie-backports' newest 7.*+deb13-rt-amd64 (7.3.4 on
+#                  2026-12-05): PREEMPT_RT past 6.18, the BH lock dropped
+#                  (no PREEMPT_RT_NEEDS_BH_LOCK), threaded busy poll of
+#                  6.19 (libsirq `pushdown`)
+#   7.x            the same version's -amd64 (PREEMPT_LAZY; `mainline`)
+# A guest kernel runs in the guest lab (scripts/guest.sh: QEMU, 2 CPUs, the
 # host's root over virtiofs); the patched ones are built and cached by
-# scripts/kernel-build.sh (28 minutes the first time). Inside, this script
-# runs again and writes its runs to the share.
+# scripts/kernel-build.sh (28 minutes the first time), the Debian ones
+# fetched from Debian's archive with their modules by
+# scripts/kernel-fetch.sh (/var/cache/libsirq/kernels, a minute the first
+# time). Inside, this script runs again and writes its runs to the share.
+# At its start it records the kernel's config (/proc/config.gz, else the
+# package's config-<release>: PREEMPT_RT, PREEMPT_RT_NEEDS_BH_LOCK) and the
+# softirq threads ps shows (ksoftirqd/N, ktimers/N, backlog_napi/N, napi/,
+# irq/N-...) into "kernels", and fails the run when the config does not
+# match the kernel's name (6.1-rt or 7.x-rt without PREEMPT_RT, 7.x-rt with
+# the BH lock, 7.x or a 6.1 with PREEMPT_RT): on the host before the boot,
+# and again inside.
 #
 # Two network namespaces joined by a veth pair. The sender or client runs
 # on CPU 0; the receiver, its NET_RX and the stall load on CPU 1.
@@ -44,7 +60,10 @@
 #   KLAB_SCENARIOS="stall flood retrans"
 #   KLAB_SYSTEMS="kernel libsirq"
 #   KLAB_POLICY="..."          libsirq's policies (default: all four on
-#                              host and 6.1, the kernel's own on a patched 6.1)
+#                              host and 6.1, the kernel's own on a patched
+#                              6.1, rt on 6.1-rt, pushdown on 7.x-rt,
+#                              mainline on 7.x); each checked against the
+#                              build's libsirq.so before anything runs
 #   KLAB_RUNS=N                runs of each case (default 3)
 #   KLAB_SECONDS=S             seconds measured per run, after 1 s of warm-up (default 10)
 #   KLAB_RATES="0"             sender's packets/s; 0: as fast as it goes
@@ -77,9 +96,14 @@
 # Results: out/kernel-lab/ (per run, and per guest kernel a directory),
 # out/kernel-lab.json ("runs": one object per run with kernel, release,
 # system, policy, scenario and stalls_per_s, received_pps or retrans_segs;
-# "kernels": the softirq symbols each kernel has; "summary", "claims")
-# and out/kernel-lab.md (bench/kernel_lab.py). Root only. About 4 minutes
-# a guest kernel with KLAB_RUNS=1 and one policy.
+# "kernels": the softirq symbols, config and softirq threads of each
+# kernel; "summary", "claims", and "deviations": each kernel's model not
+# within 2x of it on stalls/s or received pps, with the measured effect)
+# and out/kernel-lab.md (bench/kernel_lab.py). Root only. About 5 minutes
+# a guest kernel with KLAB_RUNS=1, KLAB_SECONDS=5 and one policy (TCG).
+#
+# Issue 28's run (docs/policies.md, "Real RT kernels"):
+#   KLAB_KERNEL="6.1-rt 7.x-rt 7.x" KLAB_RUNS=1 KLAB_SECONDS=5 ./bench/kernel-lab.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
