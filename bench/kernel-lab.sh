@@ -91,6 +91,13 @@
 #                              namespace): its retransmissions are then
 #                              the timeouts and fast retransmits
 #   KLAB_BUILD=build           the build directory of the binaries
+#   KLAB_APPEND="tsc=reliable" the guest kernels' extra command line. TCG's
+#                              TSC drifts from the HPET under load; the
+#                              clocksource watchdog then marks it unstable
+#                              and flips sched_clock's static key, and
+#                              7.3.4-rt died of that text patching under
+#                              multi-threaded TCG (int3 in
+#                              sched_clock_cpu, 35 s into a run). "" for none
 #   KLAB_OUT=out/kernel-lab    the runs' directory; the results beside it
 #
 # Results: out/kernel-lab/ (per run, and per guest kernel a directory),
@@ -128,6 +135,7 @@ TLP=${KLAB_TLP:-1}
 TX_CPU=0
 RX_CPU=1
 BUILD=${KLAB_BUILD:-build}
+GUEST_APPEND=${KLAB_APPEND-tsc=reliable}
 BIN=$BUILD/bench
 CLIENT=$BUILD/apps/tcp-echo/tcp-echo-client
 ECHO=$BUILD/apps/tcp-echo/tcp-echo
@@ -726,6 +734,7 @@ run_guest() {	# kernel
 	timeout=$(( 300 + n * (SECONDS_PER_RUN + 60) ))
 	echo "== $k: $image in the guest lab (at most $timeout s)"
 	scripts/guest.sh --kernel "$image" --smp 2 --mem 3072 --hugepages 0 --out "$dir" \
+		--append "$GUEST_APPEND" \
 		--timeout "$timeout" -- env KLAB_INSIDE="$k" KLAB_OUT="$dir" KLAB_KERNEL_CONFIG="$conf" \
 		KLAB_SCENARIOS="$SCENARIOS" KLAB_SYSTEMS="$SYSTEMS" \
 		KLAB_POLICY="${KLAB_POLICY:-$(default_policies "$k")}" KLAB_RUNS="$RUNS" \

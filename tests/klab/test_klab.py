@@ -301,6 +301,12 @@ def guest(build):
         check(len(ks) == 1 and ks[0]["symbols"]["overload_limit"] is False
               and ks[0]["symbols"]["ksoftirqd_should_handle"] is False,
               "6.1 as shipped has none of the seed's symbols (%s)" % ks)
+        cfg, thr = ks[0].get("config") or {}, ks[0].get("threads") or {}
+        check(cfg.get("preempt_rt") is False and cfg.get("preempt") == "PREEMPT_VOLUNTARY"
+              and cfg.get("config_version", "").startswith("6.1.")
+              and len(thr.get("ksoftirqd", [])) == 2 and not thr.get("ktimers"),
+              "6.1's config and threads recorded: not RT, ksoftirqd/0-1, no ktimers (%s %s)"
+              % (ks[0].get("config_file"), cfg))
         return 0
     finally:
         shutil.rmtree(out, ignore_errors=True)
