@@ -497,6 +497,8 @@ def deviations(summ):
         if r == float("inf"):
             effect = "%s has %s %s where the kernel has none" % (
                 who, f % c["libsirq_value"], unit)
+        elif c["libsirq_value"] == 0:
+            effect = "%s has no %s where the kernel has %s" % (who, unit, f % c["kernel_value"])
         d = dict(c)
         d["ratio"] = None if r == float("inf") else r
         d["effect"] = effect

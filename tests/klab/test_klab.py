@@ -219,7 +219,9 @@ def model_units(run):
             run("7.x", "kernel", "stall", 0.05), run("7.x", "libsirq", "stall", 0.0, "mainline"),
             run("7.x", "kernel", "flood", 80000.0),
             run("7.x", "libsirq", "flood", 30000.0, "mainline"),
-            run("7.x", "libsirq", "flood", 90000.0, "deferred")]
+            run("7.x", "libsirq", "flood", 90000.0, "deferred"),
+            run("6.1+mainline", "kernel", "stall", 0.5),
+            run("6.1+mainline", "libsirq", "stall", 0.0, "mainline")]
     summ = kernel_lab.summary(runs)
     claims = {c["claim"]: c["holds"] for c in kernel_lab.checks(summ)}
     want = {"6.1-rt: libsirq rt within 2x of the kernel (stall)": False,
@@ -235,8 +237,11 @@ def model_units(run):
     devs = kernel_lab.deviations(summ)
     got = {(d["kernel"], d["scenario"]): d for d in devs}
     check(set(got) == {("6.1-rt", "stall"), ("7.x-rt", "stall"), ("7.x-rt", "flood"),
-                       ("7.x", "flood")}, "a deviations row for each pair out of 2x (%s)"
-          % sorted(got))
+                       ("7.x", "flood"), ("6.1+mainline", "stall")},
+          "a deviations row for each pair out of 2x (%s)" % sorted(got))
+    d = got.get(("6.1+mainline", "stall"), {})
+    check(d.get("ratio") == 0 and "has no stalls/s where the kernel has 0.50" in d.get("effect", ""),
+          "a model without stalls beside a kernel with some (%s)" % d)
     d = got.get(("6.1-rt", "stall"), {})
     check(d.get("ratio") == 3.0 and d.get("model") == "rt" and not d.get("stand_in")
           and "3.00x the kernel's stalls/s (kernel 0.50, libsirq 1.50)" in d.get("effect", ""),
