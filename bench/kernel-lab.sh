@@ -106,8 +106,9 @@
 # "kernels": the softirq symbols, config and softirq threads of each
 # kernel; "summary", "claims", and "deviations": each kernel's model not
 # within 2x of it on stalls/s or received pps, with the measured effect)
-# and out/kernel-lab.md (bench/kernel_lab.py). Root only. About 5 minutes
-# a guest kernel with KLAB_RUNS=1, KLAB_SECONDS=5 and one policy (TCG).
+# and out/kernel-lab.md (bench/kernel_lab.py). Root only. About 3-5 minutes
+# a guest kernel with KLAB_RUNS=1, KLAB_SECONDS=5 and one policy (TCG: 545 s
+# for the three of issue 28).
 #
 # Issue 28's run (docs/policies.md, "Real RT kernels"):
 #   KLAB_KERNEL="6.1-rt 7.x-rt 7.x" KLAB_RUNS=1 KLAB_SECONDS=5 ./bench/kernel-lab.sh
