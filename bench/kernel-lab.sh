@@ -8,10 +8,26 @@
 #                  ksoftirqd_running() of 4cd13c21b207 (libsirq `ksoftirqd`)
 #   6.1+kicinski   Linux 6.1 with the seed's patches 002-004 (`kicinski`)
 #   6.1+mainline   Linux 6.1 with d15121be7485 (`mainline`)
-# A 6.1 kernel runs in the guest lab (scripts/guest.sh: QEMU, 2 CPUs, the
+#   6.1-rt         Debian bookworm's linux-image-rt-amd64 (6.1, PREEMPT_RT,
+#                  the per-CPU BH lock held; libsirq `rt`)
+#   7.x-rt         trixie-backports' newest 7.*+deb13-rt-amd64 (7.3.4 on
+#                  2026-12-05): PREEMPT_RT past 6.18, the BH lock dropped
+#                  (no PREEMPT_RT_NEEDS_BH_LOCK), threaded busy poll of
+#                  6.19 (libsirq `pushdown`)
+#   7.x            the same version's -amd64 (PREEMPT_LAZY; `mainline`)
+# A guest kernel runs in the guest lab (scripts/guest.sh: QEMU, 2 CPUs, the
 # host's root over virtiofs); the patched ones are built and cached by
-# scripts/kernel-build.sh (28 minutes the first time). Inside, this script
-# runs again and writes its runs to the share.
+# scripts/kernel-build.sh (28 minutes the first time), the Debian ones
+# fetched from Debian's archive with their modules by
+# scripts/kernel-fetch.sh (/var/cache/libsirq/kernels, a minute the first
+# time). Inside, this script runs again and writes its runs to the share.
+# At its start it records the kernel's config (/proc/config.gz, else the
+# package's config-<release>: PREEMPT_RT, PREEMPT_RT_NEEDS_BH_LOCK) and the
+# softirq threads ps shows (ksoftirqd/N, ktimers/N, backlog_napi/N, napi/,
+# irq/N-...) into "kernels", and fails the run when the config does not
+# match the kernel's name (6.1-rt or 7.x-rt without PREEMPT_RT, 7.x-rt with
+# the BH lock, 7.x or a 6.1 with PREEMPT_RT): on the host before the boot,
+# and again inside.
 #
 # Two network namespaces joined by a veth pair. The sender or client runs
 # on CPU 0; the receiver, its NET_RX and the stall load on CPU 1.
@@ -44,7 +60,10 @@
 #   KLAB_SCENARIOS="stall flood retrans"
 #   KLAB_SYSTEMS="kernel libsirq"
 #   KLAB_POLICY="..."          libsirq's policies (default: all four on
-#                              host and 6.1, the kernel's own on a patched 6.1)
+#                              host and 6.1, the kernel's own on a patched
+#                              6.1, rt on 6.1-rt, pushdown on 7.x-rt,
+#                              mainline on 7.x); each checked against the
+#                              build's libsirq.so before anything runs
 #   KLAB_RUNS=N                runs of each case (default 3)
 #   KLAB_SECONDS=S             seconds measured per run, after 1 s of warm-up (default 10)
 #   KLAB_RATES="0"             sender's packets/s; 0: as fast as it goes
@@ -72,14 +91,27 @@
 #                              namespace): its retransmissions are then
 #                              the timeouts and fast retransmits
 #   KLAB_BUILD=build           the build directory of the binaries
+#   KLAB_APPEND="tsc=reliable" the guest kernels' extra command line. TCG's
+#                              TSC drifts from the HPET under load; the
+#                              clocksource watchdog then marks it unstable
+#                              and flips sched_clock's static key, and
+#                              7.3.4-rt died of that text patching under
+#                              multi-threaded TCG (int3 in
+#                              sched_clock_cpu, 35 s into a run). "" for none
 #   KLAB_OUT=out/kernel-lab    the runs' directory; the results beside it
 #
 # Results: out/kernel-lab/ (per run, and per guest kernel a directory),
 # out/kernel-lab.json ("runs": one object per run with kernel, release,
 # system, policy, scenario and stalls_per_s, received_pps or retrans_segs;
-# "kernels": the softirq symbols each kernel has; "summary", "claims")
-# and out/kernel-lab.md (bench/kernel_lab.py). Root only. About 4 minutes
-# a guest kernel with KLAB_RUNS=1 and one policy.
+# "kernels": the softirq symbols, config and softirq threads of each
+# kernel; "summary", "claims", and "deviations": each kernel's model not
+# within 2x of it on stalls/s or received pps, with the measured effect)
+# and out/kernel-lab.md (bench/kernel_lab.py). Root only. About 3-5 minutes
+# a guest kernel with KLAB_RUNS=1, KLAB_SECONDS=5 and one policy (TCG: 545 s
+# for the three of issue 28).
+#
+# Issue 28's run (docs/policies.md, "Real RT kernels"):
+#   KLAB_KERNEL="6.1-rt 7.x-rt 7.x" KLAB_RUNS=1 KLAB_SECONDS=5 ./bench/kernel-lab.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -104,6 +136,7 @@ TLP=${KLAB_TLP:-1}
 TX_CPU=0
 RX_CPU=1
 BUILD=${KLAB_BUILD:-build}
+GUEST_APPEND=${KLAB_APPEND-tsc=reliable}
 BIN=$BUILD/bench
 CLIENT=$BUILD/apps/tcp-echo/tcp-echo-client
 ECHO=$BUILD/apps/tcp-echo/tcp-echo
@@ -148,8 +181,8 @@ for s in $SYSTEMS; do
 	esac
 done
 for k in $KERNELS; do
-	case $k in host | 6.1 | 6.1+kicinski | 6.1+mainline) ;;
-	*) fail "KLAB_KERNEL: unknown kernel '$k' (host, 6.1, 6.1+kicinski, 6.1+mainline)" ;;
+	case $k in host | 6.1 | 6.1+kicinski | 6.1+mainline | 6.1-rt | 7.x-rt | 7.x) ;;
+	*) fail "KLAB_KERNEL: unknown kernel '$k' (host, 6.1, 6.1+kicinski, 6.1+mainline, 6.1-rt, 7.x-rt, 7.x)" ;;
 	esac
 done
 for v in RUNS SECONDS_PER_RUN SIZE CONNS; do
@@ -545,9 +578,27 @@ calibrate_receiver() {
 # Which softirq code this kernel runs, by its symbols: 002 renames
 # ksoftirqd_running() to ksoftirqd_should_handle(), 003 adds the per-CPU
 # overload_limit of its windows; d15121be7485
-# removes ksoftirqd_running(). Written to OUT/kernel.json.
+# removes ksoftirqd_running(). Its config (/proc/config.gz, else the
+# config-<release> of its package, KLAB_KERNEL_CONFIG) and the threads
+# that run softirqs (ps: ksoftirqd/N, ktimers/N, backlog_napi/N, napi/...,
+# irq/...), checked against the kernel's name by kernel_lab.py
+# --kernel-check: 6.1-rt and 7.x-rt need CONFIG_PREEMPT_RT=y (7.x-rt
+# without CONFIG_PREEMPT_RT_NEEDS_BH_LOCK), the others not. Written to
+# OUT/kernel.json, whatever the verdict.
 kernel_check() {
-	local syms=(ksoftirqd_running ksoftirqd_should_handle overload_limit) s first=1
+	local syms=(ksoftirqd_running ksoftirqd_should_handle overload_limit) s first=1 conf=- cfg rc=0
+	if [ -r /proc/config.gz ]; then
+		conf=$OUT/kernel-config
+		zcat /proc/config.gz >"$conf"
+	elif [ -n "${KLAB_KERNEL_CONFIG:-}" ] && [ -r "$KLAB_KERNEL_CONFIG" ]; then
+		conf=$KLAB_KERNEL_CONFIG
+	elif [ -r "/boot/config-$(uname -r)" ]; then
+		conf=/boot/config-$(uname -r)
+	fi
+	ps -eo comm,cls,rtprio >"$OUT/kernel-ps.txt"
+	cfg=$(python3 bench/kernel_lab.py --kernel-check "$KERNEL" "$(uname -r)" "$conf" \
+		"$OUT/kernel-ps.txt" 2>"$OUT/kernel-check.err") || rc=$?
+	[ -n "$cfg" ] || fail "kernel_lab.py --kernel-check failed: $(cat "$OUT/kernel-check.err")"
 	{
 		printf '{"kernel": "%s", "release": "%s", "symbols": {' "$KERNEL" "$(uname -r)"
 		for s in "${syms[@]}"; do
@@ -555,13 +606,14 @@ kernel_check() {
 			first=0
 			if grep -qw "$s" /proc/kallsyms; then printf '"%s": true' "$s"; else printf '"%s": false' "$s"; fi
 		done
-		printf '}}\n'
+		printf '}, %s\n' "${cfg#\{}"
 	} >"$OUT/kernel.json"
-	echo "   kernel symbols: $(cat "$OUT/kernel.json")"
+	echo "   kernel: $(json_get "$OUT/kernel.json" '"config %s: %s; threads: %s" % (d["config_file"], d["config"], {k: len(v) for k, v in d["threads"].items()})')"
+	[ "$rc" = 0 ] || fail "$KERNEL's config does not match its name: $(sed 's/^kernel_lab: //' "$OUT/kernel-check.err")"
 	case $KERNEL in
 	6.1+kicinski) grep -qw overload_limit /proc/kallsyms ||
 		fail "6.1+kicinski without the patches' overload_limit in /proc/kallsyms" ;;
-	6.1+mainline | 6.1) ! grep -qw -e overload_limit -e ksoftirqd_should_handle /proc/kallsyms ||
+	6.1+mainline | 6.1 | 6.1-rt) ! grep -qw -e overload_limit -e ksoftirqd_should_handle /proc/kallsyms ||
 		fail "$KERNEL runs the seed's patches" ;;
 	esac
 }
@@ -620,32 +672,71 @@ default_policies() {	# kernel
 	case $1 in
 	6.1+kicinski) echo kicinski ;;
 	6.1+mainline) echo mainline ;;
+	6.1-rt) echo rt ;;
+	7.x-rt) echo pushdown ;;
+	7.x) echo mainline ;;
 	*) echo "ksoftirqd kicinski mainline deferred" ;;
 	esac
 }
 
-# The image of a guest kernel: Debian's as shipped, or one built here.
+# Every policy asked for is one libsirq.so of this build knows
+# (sirq_policy_from_name()): rt and pushdown are issue 28's.
+policies_check() {	# kernel policies
+	local p
+	for p in $2; do
+		python3 -c 'import ctypes, sys; sys.exit(ctypes.CDLL(sys.argv[1]).sirq_policy_from_name(sys.argv[2].encode()) < 0)' \
+			"$BUILD/lib/sirq/libsirq.so" "$p" ||
+			fail "$1: libsirq's policy '$p' is not in this build ($BUILD/lib/sirq/libsirq.so); KLAB_POLICY=mainline runs the lab with mainline in its place"
+	done
+}
+
+# The image of a guest kernel: Debian's as shipped (in /boot, or fetched
+# from Debian's archive by scripts/kernel-fetch.sh), or one built here.
 kernel_image() {	# kernel
-	if [ "$1" = 6.1 ]; then
+	case $1 in
+	6.1)
 		ls -v /boot/vmlinuz-6.1.*-cloud-amd64 2>/dev/null | tail -n 1 | grep . ||
-			fail "no Debian 6.1 image in /boot: apt-get install linux-image-cloud-amd64"
-	else
-		scripts/kernel-build.sh "$1" || fail "scripts/kernel-build.sh $1 failed"
-	fi
+			fail "no Debian 6.1 image in /boot: apt-get install linux-image-cloud-amd64" ;;
+	6.1-rt | 7.x-rt | 7.x)
+		scripts/kernel-fetch.sh "$1" || fail "scripts/kernel-fetch.sh $1 failed" ;;
+	*)
+		scripts/kernel-build.sh "$1" || fail "scripts/kernel-build.sh $1 failed" ;;
+	esac
+}
+
+# The config of a guest kernel's image: config-<release> beside
+# vmlinuz-<release> (Debian's packages), else the tree kernel-build.sh
+# builds from (one config for its three variants).
+kernel_config() {	# image
+	local c
+	case $1 in
+	*/vmlinuz-*) c=${1%/vmlinuz-*}/config-${1##*/vmlinuz-} ;;
+	*) c=${KERNEL_CACHE:-/var/cache/libsirq-kernels}/linux-source-6.1/.config ;;
+	esac
+	[ ! -r "$c" ] || echo "$c"
 }
 
 # One guest kernel: this script again inside it, writing to OUT/KERNEL/.
 run_guest() {	# kernel
-	local k=$1 image dir n timeout
+	local k=$1 image dir n timeout conf
 	image=$(kernel_image "$k")
+	conf=$(kernel_config "$image")
 	dir=$OUT/$k
 	mkdir -p "$dir"
+	# The config against the name before a boot, where the image names its
+	# release; the guest checks again on the kernel it runs.
+	if [ -n "$conf" ] && [[ $image = */vmlinuz-* ]]; then
+		python3 bench/kernel_lab.py --kernel-check "$k" "${image##*/vmlinuz-}" "$conf" /dev/null \
+			>/dev/null 2>"$dir/kernel-check.err" ||
+			fail "$k ($image): its config does not match its name: $(sed 's/^kernel_lab: //' "$dir/kernel-check.err")"
+	fi
 	n=$(( ( $(wc -w <<<"$SYSTEMS") * $(wc -w <<<"${KLAB_POLICY:-$(default_policies "$k")}") + 2) * RUNS *
 		( $(wc -w <<<"$RATES") * $(wc -w <<<"$COSTS") + 1 ) ))
 	timeout=$(( 300 + n * (SECONDS_PER_RUN + 60) ))
 	echo "== $k: $image in the guest lab (at most $timeout s)"
 	scripts/guest.sh --kernel "$image" --smp 2 --mem 3072 --hugepages 0 --out "$dir" \
-		--timeout "$timeout" -- env KLAB_INSIDE="$k" KLAB_OUT="$dir" \
+		--append "$GUEST_APPEND" \
+		--timeout "$timeout" -- env KLAB_INSIDE="$k" KLAB_OUT="$dir" KLAB_KERNEL_CONFIG="$conf" \
 		KLAB_SCENARIOS="$SCENARIOS" KLAB_SYSTEMS="$SYSTEMS" \
 		KLAB_POLICY="${KLAB_POLICY:-$(default_policies "$k")}" KLAB_RUNS="$RUNS" \
 		KLAB_SECONDS="$SECONDS_PER_RUN" KLAB_RATES="$RATES" KLAB_COSTS="$COSTS" \
@@ -661,11 +752,15 @@ mkdir -p "$OUT"
 if [ -n "$INSIDE" ]; then
 	KERNEL=$INSIDE
 	POLICIES=${KLAB_POLICY:-$(default_policies "$KERNEL")}
+	policies_check "$KERNEL" "$POLICIES"
 	rm -f "$OUT"/runs.jsonl
 	run_here
 	exit 0
 fi
 
+for KERNEL in $KERNELS; do
+	policies_check "$KERNEL" "${KLAB_POLICY:-$(default_policies "$KERNEL")}"
+done
 find "$OUT" -mindepth 1 -delete
 start=$(date +%s)
 for KERNEL in $KERNELS; do

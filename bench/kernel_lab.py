@@ -5,6 +5,10 @@
     kernel_lab.py RUNS.jsonl OUT.json OUT.md
     kernel_lab.py --snmp-delta BEFORE AFTER   (the "Proto name value" lines
                                                of kernel-lab.sh's snmp())
+    kernel_lab.py --kernel-check KERNEL RELEASE CONFIG|- PS
+                                              (kernel.json's "config" and
+                                               "threads"; exit 1 when the
+                                               config does not match the name)
 
 Flood: of the repeats of a case, the run with the median packets received
 is shown whole, with the range received; every run is also listed, sorted
@@ -24,7 +28,16 @@ the application read. Their "softirq" is the time libsirq's handlers ran
 Summary: per kernel, scenario, system and policy the median of the
 scenario's figure (stalls_per_s, received_pps, retrans_segs), and the
 claims of issue 20 checked on them (--calibrate: the kernel's costs a
-datagram, for libsirq's receiver).
+datagram, for libsirq's receiver). Each kernel against its model
+(KERNEL_POLICY: 6.1-rt `rt`, 7.x-rt `pushdown`, 7.x `mainline`, issue
+28): within 2x on stalls/s and received pps, else a "deviations" row with
+the measured effect; a policy that ran alone beside a kernel stands in
+for a model not run, and says so.
+
+Kernels (--kernel-check): the config of each kernel (PREEMPT_RT,
+PREEMPT_RT_NEEDS_BH_LOCK, whether the softirq BH lock is held: always on
+RT before 6.18, after it only with NEEDS_BH_LOCK) against what its name
+promises (KERNEL_EXPECT), and the softirq threads ps shows.
 """
 import json
 import os
@@ -267,10 +280,128 @@ def calibrate(sink_json):
 
 
 KERNEL_POLICY = {"6.1": "ksoftirqd", "6.1+kicinski": "kicinski", "6.1+mainline": "mainline",
-                 "host": "mainline"}
+                 "host": "mainline", "6.1-rt": "rt", "7.x-rt": "pushdown", "7.x": "mainline"}
 METRIC = {"stall": "stalls_per_s", "flood": "received_pps", "retrans": "retrans_segs"}
-KERNEL_ORDER = ["6.1", "6.1+kicinski", "6.1+mainline", "host"]
-POLICY_ORDER = ["ksoftirqd", "kicinski", "mainline", "deferred"]
+KERNEL_ORDER = ["6.1", "6.1+kicinski", "6.1+mainline", "6.1-rt", "7.x", "7.x-rt", "host"]
+POLICY_ORDER = ["ksoftirqd", "kicinski", "mainline", "deferred", "rt", "pushdown"]
+# The kernels whose model is compared on these figures, with a deviations
+# row where it is not within 2x (issue 28).
+MODEL_METRICS = ("stall", "flood")
+
+
+def parse_config(text):
+    """A kernel .config: {"CONFIG_X": "y" | "m" | "n" | value}, "n" for
+    "# CONFIG_X is not set"; "#version" the version of its header."""
+    out = {}
+    for line in text.splitlines():
+        line = line.strip()
+        if line.startswith("CONFIG_") and "=" in line:
+            k, v = line.split("=", 1)
+            out[k] = v.strip('"')
+        elif line.startswith("# CONFIG_") and line.endswith(" is not set"):
+            out[line[2:-len(" is not set")]] = "n"
+        elif line.startswith("# Linux/") and line.endswith("Kernel Configuration"):
+            out["#version"] = line.split()[2]
+    return out
+
+
+def version_tuple(release):
+    """(major, minor) of a release or version string: "7.3.4+deb13-rt-amd64"
+    -> (7, 3); None if it does not start with one."""
+    parts = release.split("-")[0].split("+")[0].split(".")
+    try:
+        return int(parts[0]), int(parts[1])
+    except (IndexError, ValueError):
+        return None
+
+
+def config_facts(cfg, release):
+    """What a config says of softirq handling on PREEMPT_RT."""
+    rt = cfg.get("CONFIG_PREEMPT_RT") == "y"
+    needs = cfg.get("CONFIG_PREEMPT_RT_NEEDS_BH_LOCK")
+    ver = version_tuple(release)
+    # Before 6.18 a PREEMPT_RT kernel always serialises BH by the per-CPU
+    # lock; from 6.18 only with PREEMPT_RT_NEEDS_BH_LOCK.
+    bh_lock = rt and (needs == "y" or (ver is not None and ver < (6, 18)))
+    model = next((m for m in ("PREEMPT_RT", "PREEMPT_LAZY", "PREEMPT", "PREEMPT_VOLUNTARY",
+                              "PREEMPT_NONE") if cfg.get("CONFIG_" + m) == "y"), None)
+    return {"preempt_rt": rt,
+            "preempt_rt_needs_bh_lock": None if needs is None else needs == "y",
+            "bh_lock": bh_lock, "preempt": model,
+            "preempt_dynamic": cfg.get("CONFIG_PREEMPT_DYNAMIC") == "y",
+            "hz": int(cfg["CONFIG_HZ"]) if cfg.get("CONFIG_HZ", "").isdigit() else None,
+            "config_version": cfg.get("#version")}
+
+
+# What a kernel's name promises: its version, PREEMPT_RT, the BH lock.
+KERNEL_EXPECT = {
+    "6.1": {"version": (6, 1), "rt": False},
+    "6.1+kicinski": {"version": (6, 1), "rt": False},
+    "6.1+mainline": {"version": (6, 1), "rt": False},
+    "6.1-rt": {"version": (6, 1), "rt": True, "bh_lock": True},
+    "7.x-rt": {"major": 7, "rt": True, "bh_lock": False},
+    "7.x": {"major": 7, "rt": False},
+}
+
+
+def config_check(kernel, release, config_text):
+    """The config facts of a kernel and the ways it does not match its name
+    (empty when it does). config_text None: no config was found."""
+    exp = KERNEL_EXPECT.get(kernel)
+    errors = []
+    if config_text is None:
+        if exp is not None and (exp["rt"] or "bh_lock" in exp):
+            errors.append("%s (%s): no kernel config to check (neither /proc/config.gz nor "
+                          "the config-<release> of its package)" % (kernel, release))
+        return None, errors
+    cfg = parse_config(config_text)
+    facts = config_facts(cfg, release)
+    if exp is None:
+        return facts, errors
+    ver = version_tuple(release)
+    if "version" in exp and ver != exp["version"]:
+        errors.append("%s runs %s, not Linux %d.%d" % ((kernel, release) + exp["version"]))
+    if "major" in exp and (ver is None or ver[0] != exp["major"]):
+        errors.append("%s runs %s, not Linux %d.x" % (kernel, release, exp["major"]))
+    cv = facts["config_version"] and version_tuple(facts["config_version"])
+    if cv and ver and cv != ver:
+        errors.append("%s: the config is of Linux %s, the kernel %s" % (
+            kernel, facts["config_version"], release))
+    if exp["rt"] and not facts["preempt_rt"]:
+        errors.append("%s (%s) without CONFIG_PREEMPT_RT=y" % (kernel, release))
+    if not exp["rt"] and facts["preempt_rt"]:
+        errors.append("%s (%s) has CONFIG_PREEMPT_RT=y" % (kernel, release))
+    if exp["rt"] and facts["preempt_rt"] and "bh_lock" in exp and \
+            facts["bh_lock"] != exp["bh_lock"]:
+        errors.append("%s (%s): the softirq BH lock is %s (CONFIG_PREEMPT_RT_NEEDS_BH_LOCK %s), "
+                      "its model (%s) takes it %s" % (
+                          kernel, release, "held" if facts["bh_lock"] else "dropped",
+                          cfg.get("CONFIG_PREEMPT_RT_NEEDS_BH_LOCK", "absent"),
+                          KERNEL_POLICY.get(kernel), "held" if exp["bh_lock"] else "dropped"))
+    return facts, errors
+
+
+THREAD_KINDS = (("ksoftirqd", "ksoftirqd/"), ("ktimers", "ktimers/"),
+                ("backlog_napi", "backlog_napi/"), ("napi", "napi/"), ("irq", "irq/"))
+
+
+def softirq_threads(ps_text):
+    """The threads that run softirqs, from `ps -eo comm,cls,rtprio`: per
+    kind (ksoftirqd/N, ktimers/N, backlog_napi/N, napi/..., irq/N-...) the
+    names and scheduling ("TS", "FF 1", ...)."""
+    out = {k: [] for k, _ in THREAD_KINDS}
+    for line in ps_text.splitlines():
+        f = line.split()
+        if not f or f[0] == "COMMAND":
+            continue
+        for kind, prefix in THREAD_KINDS:
+            if f[0].startswith(prefix):
+                sched = f[1] if len(f) > 1 else "?"
+                if len(f) > 2 and f[2] != "-":
+                    sched += " " + f[2]
+                out[kind].append({"name": f[0], "sched": sched})
+                break
+    return out
 
 
 def summary(runs):
@@ -311,6 +442,70 @@ def ratio(a, b):
     return a / b
 
 
+def within_2x(scenario, kv, lv):
+    """A model's figure against its kernel's: within a factor 2 either way
+    (both 0 included); stalls below 0.1/s on both sides count as equal."""
+    hi, lo = max(kv, lv), min(kv, lv)
+    return hi == 0 or (lo > 0 and hi / lo <= 2) or (scenario == "stall" and hi < 0.1)
+
+
+def model_comparisons(summ):
+    """Each kernel against its model in libsirq (KERNEL_POLICY), per
+    scenario. Where the model's policy did not run but one other policy
+    did on that kernel (the model not in this build yet: KLAB_POLICY
+    named another), that one stands in, and says so."""
+    out = []
+    for kern, model in KERNEL_POLICY.items():
+        for sc in METRIC:
+            kv = find(summ, kern, sc, "kernel")
+            if kv is None:
+                continue
+            pol, stand_in = model, False
+            lv = find(summ, kern, sc, "libsirq", model)
+            if lv is None:
+                ran = [x["policy"] for x in summ if (x["kernel"], x["scenario"], x["system"]) ==
+                       (kern, sc, "libsirq")]
+                if len(ran) != 1:
+                    continue
+                pol, stand_in = ran[0], True
+                lv = find(summ, kern, sc, "libsirq", pol)
+            out.append({"kernel": kern, "model": model, "policy": pol, "stand_in": stand_in,
+                        "scenario": sc, "metric": METRIC[sc], "kernel_value": kv,
+                        "libsirq_value": lv, "ratio": ratio(lv, kv),
+                        "within_2x": within_2x(sc, kv, lv)})
+    return out
+
+
+UNIT = {"stall": ("stalls/s", "%.2f"), "flood": ("received pps", "%.0f"),
+        "retrans": ("RetransSegs", "%g")}
+
+
+def deviations(summ):
+    """The rows where a model is not within 2x of its kernel on stalls/s or
+    received pps, each with the measured effect."""
+    out = []
+    for c in model_comparisons(summ):
+        if c["within_2x"] or c["scenario"] not in MODEL_METRICS:
+            continue
+        unit, f = UNIT[c["scenario"]]
+        r = c["ratio"]
+        times = "all of it" if r == float("inf") else "%.2fx" % r
+        who = "libsirq `%s`" % c["policy"] + (" (stand-in for `%s`)" % c["model"]
+                                              if c["stand_in"] else "")
+        effect = "%s has %s the kernel's %s (kernel %s, libsirq %s)" % (
+            who, times, unit, f % c["kernel_value"], f % c["libsirq_value"])
+        if r == float("inf"):
+            effect = "%s has %s %s where the kernel has none" % (
+                who, f % c["libsirq_value"], unit)
+        elif c["libsirq_value"] == 0:
+            effect = "%s has no %s where the kernel has %s" % (who, unit, f % c["kernel_value"])
+        d = dict(c)
+        d["ratio"] = None if r == float("inf") else r
+        d["effect"] = effect
+        out.append(d)
+    return out
+
+
 def checks(summ):
     """The issue's claims, each with the figures it rests on; None where a
     figure is missing (not run)."""
@@ -334,15 +529,11 @@ def checks(summ):
         claim("flood: 6.1's receiver gets >= 10x 6.1+mainline's",
               f61 > 0 and (fml == 0 or f61 / fml >= 10),
               "6.1 %.0f pps, 6.1+mainline %.0f pps" % (f61, fml))
-    for kern, pol in KERNEL_POLICY.items():
-        for sc in METRIC:
-            kv, lv = k(kern, sc), find(summ, kern, sc, "libsirq", pol)
-            if kv is None or lv is None:
-                continue
-            hi, lo = max(kv, lv), min(kv, lv)
-            ok = hi == 0 or (lo > 0 and hi / lo <= 2) or (sc == "stall" and hi < 0.1)
-            claim("%s: libsirq %s within 2x of the kernel (%s)" % (kern, pol, sc), ok,
-                  "kernel %g, libsirq %g" % (kv, lv))
+    for c in model_comparisons(summ):
+        name = c["policy"] if not c["stand_in"] else "%s (stand-in for %s)" % (
+            c["policy"], c["model"])
+        claim("%s: libsirq %s within 2x of the kernel (%s)" % (c["kernel"], name, c["scenario"]),
+              c["within_2x"], "kernel %g, libsirq %g" % (c["kernel_value"], c["libsirq_value"]))
     for kern in KERNEL_POLICY:
         l = lambda sc, pol: find(summ, kern, sc, "libsirq", pol)
         for sc in ("stall", "retrans"):
@@ -384,13 +575,12 @@ def retrans_detail(runs):
     return sorted(out, key=order)
 
 
-def summary_markdown(summ, claims, retrans=None):
-    md = ["**Against three kernels** (kernel-lab: the median of the runs, range in brackets; "
+def summary_markdown(summ, claims, retrans=None, devs=None, kernels=None):
+    md = ["**Against the kernels** (kernel-lab: the median of the runs, range in brackets; "
           "stall: NET_RX waits >= 8 ms a second; flood: datagrams the application read a "
           "second; retrans: the client's TcpRetransSegs in a run)\n"]
-    md.append("| kernel | release | scenario | kernel | libsirq ksoftirqd | kicinski | mainline "
-              "| deferred |")
-    md.append("|---|---|---|--:|--:|--:|--:|--:|")
+    md.append("| kernel | release | scenario | kernel | libsirq " + " | ".join(POLICY_ORDER) + " |")
+    md.append("|---|---|---|--:|" + "--:|" * len(POLICY_ORDER))
     seen = []
     for x in summ:
         if (x["kernel"], x["scenario"]) not in seen:
@@ -434,6 +624,33 @@ def summary_markdown(summ, claims, retrans=None):
             md.append("| %s | %s | %s |" % (c["claim"], "yes" if c["holds"] else "**no**",
                                              c["detail"]))
         md.append("")
+    if devs:
+        md.append("**Deviations** (a model not within 2x of its kernel on stalls/s or received "
+                  "pps: the measured effect)\n")
+        md.append("| kernel | model | ran | scenario | kernel | libsirq | effect |")
+        md.append("|---|---|---|---|--:|--:|---|")
+        for d in devs:
+            unit, f = UNIT[d["scenario"]]
+            md.append("| %s | %s | %s | %s | %s | %s | %s |" % (
+                d["kernel"], d["model"], d["policy"] + (" (stand-in)" if d["stand_in"] else ""),
+                d["scenario"], f % d["kernel_value"], f % d["libsirq_value"], d["effect"]))
+        md.append("")
+    if kernels:
+        md.append("**Kernels** (config: the package's config-<release> or /proc/config.gz; "
+                  "threads: `ps` in the guest at boot)\n")
+        md.append("| kernel | release | preempt | PREEMPT_RT | NEEDS_BH_LOCK | BH lock | "
+                  "ksoftirqd | ktimers | backlog_napi | napi | irq threads |")
+        md.append("|---|---|---|---|---|---|--:|--:|--:|--:|--:|")
+        yn = lambda v: "-" if v is None else ("y" if v else "n")
+        for kx in kernels:
+            c = kx.get("config") or {}
+            t = kx.get("threads") or {}
+            n = lambda kind: "-" if kind not in t else "%d" % len(t[kind])
+            md.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+                kx["kernel"], kx["release"], c.get("preempt") or "-", yn(c.get("preempt_rt")),
+                yn(c.get("preempt_rt_needs_bh_lock")), yn(c.get("bh_lock")), n("ksoftirqd"),
+                n("ktimers"), n("backlog_napi"), n("napi"), n("irq")))
+        md.append("")
     return "\n".join(md) + "\n"
 
 
@@ -443,6 +660,23 @@ def main():
         return
     if len(sys.argv) == 3 and sys.argv[1] == "--calibrate":
         print("%d %d" % calibrate(sys.argv[2]))
+        return
+    if len(sys.argv) == 6 and sys.argv[1] == "--kernel-check":
+        # KERNEL RELEASE CONFIG|- PS-OUTPUT: the "config" and "threads" of
+        # kernel.json on stdout; exit 1 with the reasons when the config
+        # does not match the kernel's name.
+        kern, release, conf, ps = sys.argv[2:]
+        text = None
+        if conf != "-":
+            with open(conf) as f:
+                text = f.read()
+        facts, errors = config_check(kern, release, text)
+        with open(ps) as f:
+            threads = softirq_threads(f.read())
+        print(json.dumps({"config_file": None if conf == "-" else conf, "config": facts,
+                          "threads": threads}))
+        if errors:
+            sys.exit("kernel_lab: " + "; ".join(errors))
         return
     if len(sys.argv) == 4 and sys.argv[1] == "--libsirq-window":
         print(json.dumps(libsirq_window(sys.argv[2], sys.argv[3])))
@@ -454,8 +688,14 @@ def main():
         runs = [json.loads(line) for line in f if line.strip()]
     summ = summary(runs)
     claims = checks(summ)
+    devs = deviations(summ)
     retrans = retrans_detail(runs)
-    md = [summary_markdown(summ, claims, retrans)]
+    kernels = []
+    kfile = os.path.join(os.path.dirname(sys.argv[1]), "kernels.jsonl")
+    if os.path.exists(kfile):
+        with open(kfile) as kf:
+            kernels = [json.loads(line) for line in kf if line.strip()]
+    md = [summary_markdown(summ, claims, retrans, devs, kernels)]
     detail = {}
     for kern in sorted({r["kernel"] for r in runs}, key=lambda k: KERNEL_ORDER.index(k)
                        if k in KERNEL_ORDER else 9):
@@ -466,13 +706,8 @@ def main():
             md.append("### %s (%s)\n" % (kern, mine[0]["release"]))
             md.append(markdown(flood, stall))
     with open(sys.argv[2], "w") as f:
-        kernels = []
-        kfile = os.path.join(os.path.dirname(sys.argv[1]), "kernels.jsonl")
-        if os.path.exists(kfile):
-            with open(kfile) as kf:
-                kernels = [json.loads(line) for line in kf if line.strip()]
         json.dump({"source": "kernel-lab", "kernels": kernels, "summary": summ,
-                   "retrans_detail": retrans, "claims": claims,
+                   "retrans_detail": retrans, "claims": claims, "deviations": devs,
                    "detail": detail, "runs": runs}, f, indent=1)
     with open(sys.argv[3], "w") as f:
         f.write("\n".join(md))

@@ -26,7 +26,11 @@
 #   --no-bind       leave the NICs on their kernel driver (or none)
 #   --kernel FILE   the guest's kernel (default: Debian's newest 6.1 image
 #                   in /boot); its modules come from /lib/modules/<release>
-#                   if it has any, else it must have virtiofs built in
+#                   if it has any, else it must have virtiofs built in. An
+#                   image extracted from Debian's packages elsewhere
+#                   (scripts/kernel-fetch.sh: DIR/boot/vmlinuz-<release>)
+#                   brings DIR/lib/modules/<release>, which the guest mounts
+#                   over its /lib/modules/<release>
 #   --smp N         guest CPUs (default 2)
 #   --mem MB        guest memory (default 2048)
 #   --hugepages N   2 MB pages the guest reserves before CMD (default 256)
@@ -113,6 +117,15 @@ release=$(dd if="$kernel" bs=1 skip=$((ver_off + 512)) count=256 2>/dev/null |
 	tr '\0' '\n' | head -n 1 | cut -d' ' -f1)
 [ -n "$release" ] || die "--kernel: no version string in '$kernel'"
 
+# The modules' root: / (the host's /lib/modules), or DIR for an image at
+# DIR/boot/vmlinuz-<release> with DIR/lib/modules/<release> beside it.
+modroot=/
+kdir=$(cd "$(dirname "$kernel")/.." && pwd)
+if [ "$kdir" != / ] && [ -d "$kdir/lib/modules/$release" ]; then
+	modroot=$kdir
+	case $modroot in *[!A-Za-z0-9_./+-]*) die "'$modroot' has characters the guest's init cannot pass on" ;; esac
+fi
+
 cache=${GUEST_CACHE:-/var/cache/libsirq-guest}
 mkdir -p "$cache"
 run=$(mktemp -d /tmp/guest.XXXXXX)
@@ -165,7 +178,7 @@ if [ ! -s "$initrd" ]; then
 	# The modules in the order modprobe would load them; none when the
 	# kernel has virtio-pci and virtiofs built in (a kernel of our own).
 	mods=()
-	if [ -d "/lib/modules/$release" ]; then
+	if [ -d "$modroot/lib/modules/$release" ]; then
 		while read -r f; do
 			m=$(basename "$f")
 			m=${m%%.ko*}
@@ -176,7 +189,7 @@ if [ ! -s "$initrd" ]; then
 			*) cp "$f" "$ir/lib/modules/$m.ko" ;;
 			esac
 			mods+=("$m")
-		done < <(modprobe -S "$release" -a --show-depends virtio_pci virtiofs 2>/dev/null |
+		done < <(modprobe -d "$modroot" -S "$release" -a --show-depends virtio_pci virtiofs 2>/dev/null |
 			awk '$1 == "insmod" { print $2 }')
 	fi
 	cat >"$ir/init" <<EOF
@@ -220,6 +233,16 @@ for d in \$(sed -n 's/^GUEST_HIDDEN=//p' "\$r\$out/\$ctl/env"); do
 	mount -t virtiofs -o ro "hidden\$i" "\$r\$d" || fail "cannot mount \$d"
 	i=\$((i + 1))
 done
+# The modules of a kernel extracted elsewhere (kernel-fetch.sh), at
+# /lib/modules/<release> (a tmpfs hides the host's others).
+mods=\$(sed -n 's/^GUEST_MODULES=//p' "\$r\$out/\$ctl/env")
+if [ -n "\$mods" ]; then
+	rel=\$(uname -r)
+	mount -t tmpfs -o mode=755 modules \$r/lib/modules || fail "cannot mount a tmpfs on /lib/modules"
+	mkdir -p \$r/lib/modules/\$rel
+	mount -o bind,ro "\$r\$mods/lib/modules/\$rel" \$r/lib/modules/\$rel ||
+		fail "cannot mount \$mods/lib/modules/\$rel"
+fi
 exec chroot /newroot /bin/bash "\$top/scripts/guest-init.sh" "\$out/\$ctl"
 EOF
 	chmod +x "$ir/init"
@@ -240,6 +263,7 @@ mkdir -p "$ctl"
 	printf 'GUEST_OUT=%s\n' "$out"
 	printf 'GUEST_TOP=%s\n' "$top"
 	printf 'GUEST_HIDDEN=%s\n' "${hidden[*]-}"
+	printf 'GUEST_MODULES=%s\n' "$([ "$modroot" = / ] || echo "$modroot")"
 	printf 'GUEST_CTL=%q\n' "$ctl"
 	printf 'GUEST_BIND=%q\n' "$bind"
 	printf 'GUEST_HUGEPAGES=%q\n' "$hugepages"
