@@ -49,6 +49,7 @@ static void lcore_worker_hardirq(void *ctx);
 static void sirqd_went_idle(void *arg);
 static void irq_worker_ran(void *arg);
 static void napi_thread_polled(void *arg);
+static void sthreads_sync(struct sirq_lcore *lc, bool run);
 
 static inline bool
 lcore_should_stop(const struct sirq_lcore *lc)
@@ -69,6 +70,52 @@ lcore_wake_worker(void *ctx)
 	struct sirq_lcore *lc = ctx;
 
 	sirqd_wake(&lc->worker);
+}
+
+/* A softirq thread of the execution model has work: wake it. */
+static void
+lcore_thread_wake(void *ctx, unsigned int thread)
+{
+	struct sirq_lcore *lc = ctx;
+
+	sirqd_wake(&lc->sthread[thread]);
+}
+
+/*
+ * The caller waits for the BH lock: if sirqd or a softirq thread holds
+ * it, lend it the caller's real-time class and priority until its run
+ * ends, as a waiter on the kernel's local_lock (an rtmutex on RT) boosts
+ * the owner. Any other holder (the dispatcher, an application thread in
+ * a bottom-half section) runs in the class its owner gave it.
+ */
+static void
+lcore_lock_wait(void *ctx, uintptr_t holder)
+{
+	struct sirq_lcore *lc = ctx;
+	struct sched_param sp;
+	struct sirqd *w = NULL;
+	uint32_t running;
+	int policy;
+
+	if (pthread_getschedparam(pthread_self(), &policy, &sp) != 0 ||
+	    (policy != SCHED_FIFO && policy != SCHED_RR))
+		return;
+	if (__atomic_load_n(&lc->worker.token, __ATOMIC_ACQUIRE) == holder) {
+		w = &lc->worker;
+	} else {
+		running = __atomic_load_n(&lc->sthreads_running,
+					  __ATOMIC_ACQUIRE);
+		while (running != 0 && w == NULL) {
+			unsigned int t = (unsigned int)__builtin_ctz(running);
+
+			running &= running - 1;
+			if (__atomic_load_n(&lc->sthread[t].token,
+					    __ATOMIC_ACQUIRE) == holder)
+				w = &lc->sthread[t];
+		}
+	}
+	if (w != NULL && sirq_exec_lock_owner(lc->cpu) == holder)
+		sirqd_lend(w, policy, sp.sched_priority);
 }
 
 static void
@@ -288,9 +335,61 @@ sirq_lcore_set_params(struct sirq_lcore *lc, const struct sirq_lcore_params *p)
 				 p->worker_boost_priority, __ATOMIC_RELAXED);
 	}
 	sirq_bh_enable(lc->cpu);
-	if (ret == 0)
+	if (ret == 0) {
+		/* The new model's softirq threads, if the lcore runs. */
+		pthread_mutex_lock(&lc->napi_set_lock);
+		if (__atomic_load_n(&lc->napi_running, __ATOMIC_ACQUIRE))
+			sthreads_sync(lc, true);
+		pthread_mutex_unlock(&lc->napi_set_lock);
 		SIRQ_LOG(INFO, "lcore %u: policy %s, parameters changed",
 			 lc->lcore_id, sirq_policy_name(p->engine.policy));
+	}
+	return ret;
+}
+
+int
+sirq_lcore_thread_sched(struct sirq_lcore *lc, unsigned int vec, int policy,
+			int priority)
+{
+	struct sched_param sp = { .sched_priority = priority };
+	struct sirqd *w;
+	int ret = 0;
+
+	if (lc == NULL || vec >= SIRQ_MAX_VECTORS) {
+		SIRQ_LOG(ERR, "sirq_lcore_thread_sched: %s",
+			 lc == NULL ? "the lcore is NULL" : "bad vector");
+		return -EINVAL;
+	}
+	if (policy != -1 && policy != SCHED_OTHER && policy != SCHED_FIFO &&
+	    policy != SCHED_RR) {
+		SIRQ_LOG(ERR, "lcore %u: vector %u: scheduling class %d is not SCHED_OTHER, SCHED_FIFO or SCHED_RR",
+			 lc->lcore_id, vec, policy);
+		return -EINVAL;
+	}
+	if (policy > 0 ? priority < 1 || priority > 99 : priority != 0) {
+		SIRQ_LOG(ERR, "lcore %u: vector %u: priority %d out of range (%s)",
+			 lc->lcore_id, vec, priority,
+			 policy > 0 ? "1..99 for SCHED_FIFO and SCHED_RR" :
+			 "0 for SCHED_OTHER and the default");
+		return -EINVAL;
+	}
+	pthread_mutex_lock(&lc->napi_set_lock);
+	lc->sthread_policy[vec] = policy;
+	lc->sthread_priority[vec] = priority;
+	w = &lc->sthread[vec];
+	if (policy >= 0 && (lc->sthreads_running & SIRQ_BIT(vec)) != 0) {
+		pthread_mutex_lock(&w->pi_lock);
+		ret = -pthread_setschedparam(w->thread_id, policy, &sp);
+		if (ret == 0) {
+			w->sched_policy = policy;
+			w->sched_priority = priority;
+		}
+		pthread_mutex_unlock(&w->pi_lock);
+	}
+	pthread_mutex_unlock(&lc->napi_set_lock);
+	if (ret != 0)
+		SIRQ_LOG(WARNING, "lcore %u: vector %u: class not changed now: %s",
+			 lc->lcore_id, vec, strerror(-ret));
 	return ret;
 }
 
@@ -313,6 +412,8 @@ lcore_release(struct sirq_lcore *lc)
 	sirq_rx_free(&lc->rx);
 	sirq_tx_free(&lc->tx);
 	sirqd_fini(&lc->worker);
+	for (unsigned int t = 0; t < SIRQ_MAX_VECTORS; t++)
+		sirqd_fini(&lc->sthread[t]);
 	sirq_irq_fini(&lc->irq);
 	rte_free(lc->cpu_mem);
 	pthread_mutex_destroy(&lc->napi_set_lock);
@@ -361,6 +462,10 @@ lcore_create(unsigned int lcore_id, const struct sirq_lcore_conf *conf)
 	lc->conf.worker_cpus = NULL;	/* not kept: the caller's string */
 	lc->timer_ticks = -1;
 	lc->worker.fd = -1;
+	for (unsigned int t = 0; t < SIRQ_MAX_VECTORS; t++) {
+		lc->sthread[t].fd = -1;
+		lc->sthread_policy[t] = -1;
+	}
 	lc->irq.kick_fd = -1;
 	pthread_mutex_init(&lc->napi_set_lock, NULL);
 
@@ -432,6 +537,21 @@ lcore_create(unsigned int lcore_id, const struct sirq_lcore_conf *conf)
 	sirq_register_owned(lc->cpu, SIRQ_TIMER, timer_action, lc);
 	sirq_register_owned(lc->cpu, SIRQ_NET_RX, sirq_net_rx_action, &lc->rx);
 	sirq_register_owned(lc->cpu, SIRQ_NET_TX, sirq_net_tx_action, &lc->tx);
+	/*
+	 * The models' softirq threads (rt's ktimers, pushdown's thread per
+	 * vector) start with the dispatcher, sthreads_sync(). TIMER, NET_RX
+	 * and NET_TX stay under the BH lock: the rte_timer list, the mempool
+	 * cache and the TX buffers are the lcore's, shared by its threads.
+	 */
+	if (conf->qsbr == NULL) {
+		struct sirq_thread_ops tops = {
+			.wake = lcore_thread_wake,
+			.lock_wait = lcore_lock_wait,
+			.ctx = lc,
+		};
+
+		sirq_thread_ops_set(lc->cpu, &tops);
+	}
 
 	rte_spinlock_lock(&lcores_lock);
 	if (lcores[lcore_id] != NULL) {
@@ -1031,6 +1151,92 @@ lcore_drain(struct sirq_lcore *lc)
 	sirq_bh_enable(lc->cpu);
 }
 
+/*
+ * Start the softirq threads the model wants and stop those it no longer
+ * does: at the dispatcher's start and after a change of parameters.
+ * Under napi_set_lock. A thread that cannot start leaves its vectors to
+ * sirqd and the dispatcher (the engine runs a vector whose thread is not
+ * attached as if the model had none).
+ */
+static void
+sthreads_sync(struct sirq_lcore *lc, bool run)
+{
+	uint32_t want = run ? sirq_threads_wanted(lc->cpu) : 0;
+	uint32_t stop = lc->sthreads_running & ~want;
+	uint32_t start;
+	struct sirq_lcore_conf conf;
+	bool rt = lc->conf.params.policy == SIRQ_POLICY_RT;
+	char name[16];
+
+	/* Another model: its threads have other names and classes. */
+	if (lc->sthreads_policy != lc->conf.params.policy)
+		stop = lc->sthreads_running;
+	lc->sthreads_policy = lc->conf.params.policy;
+
+	if (lc->conf.qsbr != NULL) {
+		if (want != 0)
+			SIRQ_LOG(WARNING,
+				 "lcore %u: policy %s without softirq threads: they would need QSBR ids of their own; sirqd runs their vectors",
+				 lc->lcore_id, sirq_policy_name(lc->conf.params.policy));
+		return;
+	}
+	while (stop != 0) {
+		unsigned int t = (unsigned int)__builtin_ctz(stop);
+
+		stop &= stop - 1;
+		sirqd_stop(&lc->sthread[t]);
+		__atomic_fetch_and(&lc->sthreads_running, ~SIRQ_BIT(t),
+				   __ATOMIC_RELEASE);
+	}
+	start = want & ~lc->sthreads_running;
+	conf = lc->conf;
+	conf.worker_register = false;
+	while (start != 0) {
+		unsigned int t = (unsigned int)__builtin_ctz(start);
+		struct sirqd *w = &lc->sthread[t];
+
+		start &= start - 1;
+		if (w->fd < 0 && sirqd_init(w, lc->cpu, &lc->stats,
+					    lc->lcore_id, lc->socket,
+					    &conf) != 0)
+			continue;
+		w->thread = (int)t;
+		w->cpus = lc->worker.cpus;
+		w->numa_node = lc->worker.numa_node;
+		w->qsbr = NULL;
+		w->idle = NULL;
+		w->ran = lc->worker.ran;
+		w->idle_arg = lc;
+		if (lc->sthread_policy[t] >= 0) {
+			w->sched_policy = lc->sthread_policy[t];
+			w->sched_priority = lc->sthread_priority[t];
+		} else if (rt && t == SIRQ_TIMER) {
+			/* ktimers/N: the lowest SCHED_FIFO priority (6.13). */
+			w->sched_policy = SCHED_FIFO;
+			w->sched_priority = 1;
+		} else {
+			w->sched_policy = SCHED_OTHER;
+			w->sched_priority = 0;
+		}
+		/*
+		 * Attached first: a detached thread's first run would end it
+		 * at once. A wake before it runs stays in its eventfd.
+		 */
+		if (sirq_thread_attach(lc->cpu, t) != 0) {
+			sirqd_name(w, name, sizeof(name));
+			SIRQ_LOG(ERR, "lcore %u: cannot attach %s",
+				 lc->lcore_id, name);
+			continue;
+		}
+		if (sirqd_start(w) != 0) {
+			sirq_thread_detach(lc->cpu, t);
+			continue;
+		}
+		__atomic_fetch_or(&lc->sthreads_running, SIRQ_BIT(t),
+				  __ATOMIC_RELEASE);
+	}
+}
+
 int
 sirq_lcore_main(void *arg)
 {
@@ -1058,6 +1264,9 @@ sirq_lcore_main(void *arg)
 		sirq_rx_threads_stop(&lc->rx);
 		return ret;
 	}
+	pthread_mutex_lock(&lc->napi_set_lock);
+	sthreads_sync(lc, true);
+	pthread_mutex_unlock(&lc->napi_set_lock);
 
 	if (lc->conf.mode == SIRQ_MODE_IRQ)
 		ret = irq_run(lc);
@@ -1070,6 +1279,10 @@ sirq_lcore_main(void *arg)
 	 * queues alone from their next poll on.
 	 */
 	__atomic_store_n(&lc->napi_running, false, __ATOMIC_SEQ_CST);
+	/* Their vectors back to sirqd and the dispatcher first. */
+	pthread_mutex_lock(&lc->napi_set_lock);
+	sthreads_sync(lc, false);
+	pthread_mutex_unlock(&lc->napi_set_lock);
 	sirqd_stop(&lc->worker);
 	/* No napi-set starts a thread behind this. */
 	pthread_mutex_lock(&lc->napi_set_lock);

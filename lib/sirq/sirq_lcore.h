@@ -490,6 +490,38 @@ int sirq_lcore_get_params(const struct sirq_lcore *lc,
 int sirq_lcore_set_params(struct sirq_lcore *lc,
 			  const struct sirq_lcore_params *p);
 
+/**
+ * The scheduling class and priority of a softirq thread of the execution
+ * models (SIRQ_POLICY_RT's ktimers/N, SIRQ_POLICY_PUSHDOWN's
+ * sirq-<vector>/N), named by its lead vector: the vector under pushdown,
+ * SIRQ_TIMER for ktimers. By default ktimers is SCHED_FIFO 1 (the lowest,
+ * as Linux 6.13 has it) and the pushdown threads SCHED_OTHER. Applied now
+ * to a running thread, and at every start of the thread after. A
+ * real-time class the process may not have (no CAP_SYS_NICE, no
+ * RLIMIT_RTPRIO) falls back to SCHED_OTHER at the thread's start, with a
+ * warning.
+ *
+ * The threads exist while the lcore runs (sirq_lcore_main()) under a
+ * model that wants them, one per lead vector registered when the lcore
+ * starts or its parameters change; a vector allocated later runs in
+ * sirqd until the next sirq_lcore_set_params(). They run the handlers as
+ * the lcore, like sirqd. With @c conf.qsbr set there are none.
+ *
+ * Context: any thread but the softirq threads; never waits for the
+ * execution lock.
+ *
+ * @param lc        the lcore.
+ * @param vec       the thread's lead vector.
+ * @param policy    SCHED_OTHER, SCHED_FIFO or SCHED_RR; -1 for the
+ *   model's default (from the thread's next start).
+ * @param priority  1..99 for SCHED_FIFO and SCHED_RR; 0 for SCHED_OTHER.
+ * @return 0; -EINVAL for a NULL @p lc, a bad vector, class or priority
+ *   (the log line names it); -EPERM if a running thread could not be
+ *   moved (it keeps its class; the setting stays for its next start).
+ */
+int sirq_lcore_thread_sched(struct sirq_lcore *lc, unsigned int vec,
+			    int policy, int priority);
+
 /*
  * NAPI contexts: netdev-genl's napi-get and napi-set, and busy polling.
  */

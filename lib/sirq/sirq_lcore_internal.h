@@ -58,6 +58,19 @@ struct sirq_lcore {
 	struct sirq_rx rx;
 	struct sirq_tx tx;
 	struct sirqd worker;
+	/*
+	 * The execution model's softirq threads (ktimers/N under rt, a
+	 * sirq-<vector>/N per vector under pushdown), by lead vector; each
+	 * initialised at its first start (fd >= 0), closed at free only:
+	 * a raise may still write to its eventfd while it stops.
+	 */
+	struct sirqd sthread[SIRQ_MAX_VECTORS];
+	uint32_t sthreads_running;	/* under napi_set_lock */
+	/* The model they were started for. */
+	enum sirq_policy_id sthreads_policy;
+	/* Their class and priority by lead vector; -1: the model's default. */
+	int sthread_policy[SIRQ_MAX_VECTORS];
+	int sthread_priority[SIRQ_MAX_VECTORS];
 	struct sirq_irq irq;
 
 	/* Poll mode: the dispatcher waits for sirqd to go idle. */

@@ -22,6 +22,7 @@
  * pass ends. Passes that are not preempted never leave SCHED_OTHER.
  */
 
+#include <ctype.h>
 #include <errno.h>
 #include <sched.h>
 #include <string.h>
@@ -77,6 +78,8 @@ sirqd_init(struct sirqd *w, struct sirq_cpu *cpu,
 	   const struct sirq_lcore_conf *conf)
 {
 	memset(w, 0, sizeof(*w));
+	w->thread = -1;
+	w->sched_policy = SCHED_OTHER;
 	w->cpu = cpu;
 	w->stats = stats;
 	w->lcore_id = lcore_id;
@@ -185,7 +188,7 @@ sirqd_lock_busy(struct sirqd *w)
 	if (sirq_exec_lock_owner(w->cpu) != token) {
 		__atomic_store_n(&w->pi_lent, 0, __ATOMIC_RELAXED);
 	} else {
-		ret = pthread_setschedparam(w->thread, SCHED_FIFO, &sp);
+		ret = pthread_setschedparam(w->thread_id, SCHED_FIFO, &sp);
 		if (ret == 0) {
 			sirq_stat_add(&w->stats->worker_pi_boosts, 1);
 		} else {
@@ -203,7 +206,7 @@ sirqd_lock_busy(struct sirqd *w)
 static void
 give_back_priority(struct sirqd *w)
 {
-	struct sched_param sp = { .sched_priority = 0 };
+	struct sched_param sp = { .sched_priority = w->sched_priority };
 
 	/* Orders the unlock in sirq_worker_run() before the load. */
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
@@ -211,9 +214,33 @@ give_back_priority(struct sirqd *w)
 		return;
 	pthread_mutex_lock(&w->pi_lock);
 	if (__atomic_load_n(&w->pi_lent, __ATOMIC_RELAXED) != 0) {
-		pthread_setschedparam(pthread_self(), SCHED_OTHER, &sp);
+		pthread_setschedparam(pthread_self(), w->sched_policy, &sp);
 		__atomic_store_n(&w->pi_lent, 0, __ATOMIC_RELAXED);
 	}
+	pthread_mutex_unlock(&w->pi_lock);
+}
+
+/*
+ * A thread waits for the BH lock that @w holds: lend @w its class and
+ * priority, if above @w's own, until @w's run ends (give_back_priority()),
+ * as a task blocked on an rtmutex boosts the owner. Any thread.
+ */
+void
+sirqd_lend(struct sirqd *w, int policy, int priority)
+{
+	struct sched_param sp = { .sched_priority = priority };
+	int ret;
+
+	if ((policy != SCHED_FIFO && policy != SCHED_RR) ||
+	    (w->sched_policy != SCHED_OTHER && w->sched_priority >= priority))
+		return;
+	pthread_mutex_lock(&w->pi_lock);
+	__atomic_store_n(&w->pi_lent, 1, __ATOMIC_SEQ_CST);
+	ret = pthread_setschedparam(w->thread_id, policy, &sp);
+	if (ret == 0)
+		sirq_stat_add_atomic(&w->stats->worker_pi_boosts, 1);
+	else
+		__atomic_store_n(&w->pi_lent, 0, __ATOMIC_RELAXED);
 	pthread_mutex_unlock(&w->pi_lock);
 }
 
@@ -277,14 +304,17 @@ sirqd_main(void *arg)
 	rcu_online(w, true);
 
 	for (;;) {
-		enum sirq_worker_status st = sirq_worker_run(w->cpu);
+		enum sirq_worker_status st = w->thread < 0 ?
+			sirq_worker_run(w->cpu) :
+			sirq_thread_run(w->cpu, (unsigned int)w->thread);
 
 		give_back_priority(w);
 		if (w->ran != NULL)
 			w->ran(w->idle_arg);
 		switch (st) {
 		case SIRQ_WORKER_SLEEP:
-			w->idle(w->idle_arg);
+			if (w->idle != NULL)
+				w->idle(w->idle_arg);
 			rcu_online(w, false);
 			if (read(w->fd, &token, sizeof(token)) < 0 &&
 			    errno != EINTR)
@@ -320,10 +350,13 @@ sirqd_start(struct sirqd *w)
 	char name[16];
 	int ret;
 
-	/* Pinned and SCHED_OTHER from its first instruction, whoever starts it. */
+	struct sched_param sp = { .sched_priority = w->sched_priority };
+
+	/* Pinned and in its class from its first instruction, whoever starts it. */
 	pthread_attr_init(&attr);
 	pthread_attr_setinheritsched(&attr, PTHREAD_EXPLICIT_SCHED);
-	pthread_attr_setschedpolicy(&attr, SCHED_OTHER);
+	pthread_attr_setschedpolicy(&attr, w->sched_policy);
+	pthread_attr_setschedparam(&attr, &sp);
 	ret = pthread_attr_setaffinity_np(&attr, sizeof(w->cpus), &w->cpus);
 	if (ret != 0)
 		SIRQ_LOG(WARNING, "sirqd/%u: cannot pin: %s", w->lcore_id,
@@ -331,19 +364,33 @@ sirqd_start(struct sirqd *w)
 	w->token = 0;
 	w->pi_lent = 0;
 	w->pi_watching = false;
-	sirq_worker_unpark(w->cpu);
-	ret = pthread_create(&w->thread, &attr, sirqd_main, w);
+	sirqd_name(w, name, sizeof(name));
+	if (w->thread < 0)
+		sirq_worker_unpark(w->cpu);
+	ret = pthread_create(&w->thread_id, &attr, sirqd_main, w);
+	if (ret == EPERM && w->sched_policy != SCHED_OTHER) {
+		SIRQ_LOG(WARNING,
+			 "%s: %s %d refused (not permitted): SCHED_OTHER instead",
+			 name, w->sched_policy == SCHED_FIFO ? "SCHED_FIFO" :
+			 "SCHED_RR", w->sched_priority);
+		w->sched_policy = SCHED_OTHER;
+		w->sched_priority = 0;
+		sp.sched_priority = 0;
+		pthread_attr_setschedpolicy(&attr, SCHED_OTHER);
+		pthread_attr_setschedparam(&attr, &sp);
+		ret = pthread_create(&w->thread_id, &attr, sirqd_main, w);
+	}
 	pthread_attr_destroy(&attr);
 	if (ret != 0) {
-		SIRQ_LOG(ERR, "lcore %u: cannot start sirqd: %s", w->lcore_id,
-			 strerror(ret));
-		sirq_worker_park(w->cpu);
+		SIRQ_LOG(ERR, "lcore %u: cannot start %s: %s", w->lcore_id,
+			 name, strerror(ret));
+		if (w->thread < 0)
+			sirq_worker_park(w->cpu);
 		return -ret;
 	}
-	if (pthread_getcpuclockid(w->thread, &w->clock) != 0)
+	if (pthread_getcpuclockid(w->thread_id, &w->clock) != 0)
 		w->pi_priority = 0;	/* no way to see it preempted */
-	snprintf(name, sizeof(name), "sirqd/%u", w->lcore_id);
-	pthread_setname_np(w->thread, name);
+	pthread_setname_np(w->thread_id, name);
 	w->running = true;
 	return 0;
 }
@@ -353,8 +400,37 @@ sirqd_stop(struct sirqd *w)
 {
 	if (!w->running)
 		return;
-	sirq_worker_park(w->cpu);
+	if (w->thread < 0)
+		sirq_worker_park(w->cpu);
+	else
+		sirq_thread_detach(w->cpu, (unsigned int)w->thread);
 	sirqd_wake(w);
-	pthread_join(w->thread, NULL);
+	pthread_join(w->thread_id, NULL);
 	w->running = false;
+}
+
+/*
+ * The thread's name, as ps shows it: sirqd/N, ktimers/N (the rt
+ * model's TIMER thread, as 6.13's), sirq-<vector>/N (a pushdown thread).
+ */
+void
+sirqd_name(const struct sirqd *w, char *buf, size_t len)
+{
+	char vec[SIRQ_NAME_LEN];
+	size_t i;
+
+	if (w->thread < 0) {
+		snprintf(buf, len, "sirqd/%u", w->lcore_id);
+		return;
+	}
+	if (sirq_cpu_conf(w->cpu)->params.policy == SIRQ_POLICY_RT &&
+	    w->thread == SIRQ_TIMER) {
+		snprintf(buf, len, "ktimers/%u", w->lcore_id);
+		return;
+	}
+	snprintf(vec, sizeof(vec), "%s",
+		 sirq_vector_name(w->cpu, (unsigned int)w->thread));
+	for (i = 0; vec[i] != '\0'; i++)
+		vec[i] = (char)tolower((unsigned char)vec[i]);
+	snprintf(buf, len, "sirq-%s/%u", vec, w->lcore_id);
 }

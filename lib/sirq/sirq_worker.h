@@ -19,13 +19,22 @@
 
 struct sirqd {
 	struct sirq_cpu *cpu;
+	/*
+	 * -1: sirqd. Otherwise a softirq thread of the execution model
+	 * (sirq_thread_run()), known by its lead vector: ktimers/N, or
+	 * sirq-<vector>/N of the pushdown.
+	 */
+	int thread;
+	/* Its scheduling class and priority (pthread_setschedparam()). */
+	int sched_policy;
+	int sched_priority;
 	struct sirq_lcore_stats *stats;
 	unsigned int lcore_id;		/* the lcore sirqd runs as */
 	int socket;
 	rte_cpuset_t cpus;
 	int numa_node;			/* preferred for its memory; -1: local */
 	int fd;				/* eventfd sirqd sleeps on */
-	pthread_t thread;
+	pthread_t thread_id;
 	bool running;
 	/* Its execution-lock token, published when it starts; 0 before. */
 	uintptr_t token;
@@ -62,6 +71,8 @@ void sirqd_wake(struct sirqd *w);
 int sirqd_start(struct sirqd *w);
 void sirqd_stop(struct sirqd *w);
 void sirqd_lock_busy(struct sirqd *w);
+void sirqd_lend(struct sirqd *w, int policy, int priority);
+void sirqd_name(const struct sirqd *w, char *buf, size_t len);
 
 /* The dispatcher holds the lock: sirqd is not stuck in a pass. */
 static inline void
