@@ -10,6 +10,9 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include <sched.h>
+#include <strings.h>
+
 #include <rte_cfgfile.h>
 #include <rte_common.h>
 
@@ -31,6 +34,124 @@ parse_app_load(void *conf, const char *value, char *err, size_t len)
 	return app_load_parse(value, &c->load, err, len);
 }
 
+/* The kernel's vector names (SIRQ_HI..SIRQ_RCU), for the options. */
+static const char *const kernel_vectors[] = {
+	"hi", "timer", "net_tx", "net_rx", "block", "irq_poll", "tasklet",
+	"sched", "hrtimer", "rcu",
+};
+
+/*
+ * --softirq-thread-sched VEC=CLASS[:PRIO],...: VEC a kernel vector's name
+ * (timer, net_rx, ...) or a number; CLASS other, fifo or rr.
+ */
+static int
+parse_thread_sched(void *conf, const char *value, char *err, size_t len)
+{
+	struct app_common *c = conf;
+	char buf[APP_STR_LEN], *save = NULL, *item;
+	unsigned int n = 0;
+
+	if (strlen(value) >= sizeof(buf)) {
+		snprintf(err, len, "--softirq-thread-sched: too long");
+		return -EINVAL;
+	}
+	snprintf(buf, sizeof(buf), "%s", value);
+	if (strcmp(buf, "default") == 0) {
+		c->nb_thread_sched = 0;
+		return 0;
+	}
+	for (item = strtok_r(buf, ",", &save); item != NULL;
+	     item = strtok_r(NULL, ",", &save)) {
+		struct app_thread_sched *t = &c->thread_sched[n];
+		char *eq = strchr(item, '='), *colon, *end;
+		long v;
+		size_t i;
+
+		if (n == APP_MAX_THREAD_SCHED) {
+			snprintf(err, len, "--softirq-thread-sched: more than %d vectors", APP_MAX_THREAD_SCHED);
+			return -EINVAL;
+		}
+		if (eq == NULL) {
+			snprintf(err, len, "--softirq-thread-sched: '%s' is not VEC=CLASS[:PRIO]", item);
+			return -EINVAL;
+		}
+		*eq = '\0';
+		for (i = 0; i < RTE_DIM(kernel_vectors); i++)
+			if (strcasecmp(item, kernel_vectors[i]) == 0)
+				break;
+		if (i < RTE_DIM(kernel_vectors)) {
+			t->vec = (unsigned int)i;
+		} else {
+			errno = 0;
+			v = strtol(item, &end, 10);
+			if (*item == '\0' || *end != '\0' || errno != 0 || v < 0 ||
+			    v >= SIRQ_MAX_VECTORS) {
+				snprintf(err, len, "--softirq-thread-sched: unknown vector '%s' (hi, timer, net_tx, net_rx, block, irq_poll, tasklet, sched, hrtimer, rcu, or 0..%d)",
+					 item, SIRQ_MAX_VECTORS - 1);
+				return -EINVAL;
+			}
+			t->vec = (unsigned int)v;
+		}
+		colon = strchr(eq + 1, ':');
+		if (colon != NULL)
+			*colon = '\0';
+		if (strcmp(eq + 1, "other") == 0)
+			t->policy = SCHED_OTHER;
+		else if (strcmp(eq + 1, "fifo") == 0)
+			t->policy = SCHED_FIFO;
+		else if (strcmp(eq + 1, "rr") == 0)
+			t->policy = SCHED_RR;
+		else {
+			snprintf(err, len, "--softirq-thread-sched: unknown class '%s' for %s (other, fifo, rr)",
+				 eq + 1, item);
+			return -EINVAL;
+		}
+		t->priority = 0;
+		if (colon != NULL) {
+			errno = 0;
+			v = strtol(colon + 1, &end, 10);
+			if (colon[1] == '\0' || *end != '\0' || errno != 0) {
+				snprintf(err, len, "--softirq-thread-sched: bad priority '%s' for %s", colon + 1, item);
+				return -EINVAL;
+			}
+			if (v > 1000)
+				v = 1000;
+			if (v < -1000)
+				v = -1000;
+			t->priority = (int)v;
+		}
+		if (t->policy == SCHED_OTHER ? t->priority != 0 :
+		    t->priority < 1 || t->priority > 99) {
+			snprintf(err, len, "--softirq-thread-sched: priority %d of %s out of range (%s)",
+				 t->priority, item, t->policy == SCHED_OTHER ?
+				 "none for other" : "1..99 for fifo and rr");
+			return -EINVAL;
+		}
+		n++;
+	}
+	c->nb_thread_sched = n;
+	return 0;
+}
+
+int
+app_thread_sched_apply(const char *prog, const struct app_common *c,
+		       struct sirq_lcore *lc)
+{
+	unsigned int i;
+
+	for (i = 0; i < c->nb_thread_sched; i++) {
+		const struct app_thread_sched *t = &c->thread_sched[i];
+
+		if (sirq_lcore_thread_sched(lc, t->vec, t->policy,
+					    t->priority) != 0) {
+			fprintf(stderr, "%s: --softirq-thread-sched: vector %u refused\n",
+				prog, t->vec);
+			return -1;
+		}
+	}
+	return 0;
+}
+
 const struct app_opt app_common_opts[] = {
 	{ "config", 0, "run", APP_OPT_STRING, COMMON(config_path), 0, 0,
 	  "FILE", "read options from an INI file; the command line overrides it (unset: built-in defaults)",
@@ -46,7 +167,11 @@ const struct app_opt app_common_opts[] = {
 	{ "help", 'h', "run", APP_OPT_FLAG_ON, COMMON(help), 0, 0, NULL,
 	  "this text", NULL, NULL },
 	{ "policy", 0, "sirq", APP_OPT_POLICY, PARAM(policy), 0, 0,
-	  "NAME", "mainline | ksoftirqd | kicinski | deferred", NULL, NULL },
+	  "NAME", "mainline | ksoftirqd | kicinski | deferred (the overload policies) | rt | pushdown | pushdown-locked (the execution models: softirq threads the scheduler runs)", NULL, NULL },
+	{ "softirq-thread-sched", 0, "sirq", APP_OPT_CUSTOM, 0, 0, 0,
+	  "VEC=CLASS[:PRIO],...",
+	  "rt and pushdown: the class of the softirq thread led by VEC (timer, net_rx, ... or a number): other, fifo:1..99 or rr:1..99, e.g. net_rx=fifo:10 (default: ktimers fifo:1, the others other); a real-time thread under a flood keeps the CPU from everything below it",
+	  parse_thread_sched, "default" },
 	{ "mode", 0, "sirq", APP_OPT_MODE, LCORE(mode), 0, 0, "MODE",
 	  "poll (busy-poll) | irq (SCHED_FIFO, sleeps until Rx or a tick)",
 	  NULL, NULL },

@@ -63,6 +63,14 @@ struct app_opt {
 	const char *custom_default;
 };
 
+/* --softirq-thread-sched: a softirq thread's class, by lead vector. */
+#define APP_MAX_THREAD_SCHED 8
+struct app_thread_sched {
+	unsigned int vec;
+	int policy;		/* SCHED_OTHER, SCHED_FIFO, SCHED_RR */
+	int priority;
+};
+
 /* What every application has: the libsirq knobs, the load, the run. */
 struct app_common {
 	struct sirq_lcore_conf lcore;	/* worker_cpus points at worker_cpus[] */
@@ -71,8 +79,17 @@ struct app_common {
 	char report_path[APP_STR_LEN];
 	char config_path[APP_STR_LEN];
 	uint32_t duration_s;		/* 0: until SIGINT/SIGTERM */
+	struct app_thread_sched thread_sched[APP_MAX_THREAD_SCHED];
+	unsigned int nb_thread_sched;
 	bool help;
 };
+
+/*
+ * Give a new lcore the --softirq-thread-sched classes. 0, or -1 after a
+ * message naming the vector.
+ */
+int app_thread_sched_apply(const char *prog, const struct app_common *c,
+			   struct sirq_lcore *lc);
 
 /* The options of struct app_common, for an application's table. */
 extern const struct app_opt app_common_opts[];

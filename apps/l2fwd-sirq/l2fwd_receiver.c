@@ -464,6 +464,75 @@ find_sirqd(struct l2fwd_receiver *r)
 	closedir(d);
 }
 
+/* Is @comm ("name\n") lcore @lcore's ktimers/N or sirq-<vector>/N? */
+static bool
+softirq_thread_of(const char *comm, unsigned int lcore)
+{
+	const char *slash = strrchr(comm, '/');
+	char *end;
+	unsigned long id;
+
+	if (slash == NULL || (strncmp(comm, "ktimers/", 8) != 0 &&
+			      strncmp(comm, "sirq-", 5) != 0))
+		return false;
+	id = strtoul(slash + 1, &end, 10);
+	return end != slash + 1 && (*end == '\n' || *end == '\0') &&
+		id == lcore;
+}
+
+/*
+ * The CPU time of the lcore's softirq threads, those running now and
+ * those gone (a change of model restarts them): their sum.
+ */
+static uint64_t
+sample_softirq_threads(struct l2fwd_receiver *r)
+{
+	char path[64], comm[32];
+	struct dirent *e;
+	uint64_t sum = 0;
+	unsigned int i;
+	DIR *d = opendir("/proc/self/task");
+
+	while (d != NULL && (e = readdir(d)) != NULL) {
+		unsigned int tid;
+		uint64_t v;
+		FILE *f;
+		bool found;
+
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/proc/self/task/%.16s/comm",
+			 e->d_name);
+		f = fopen(path, "r");
+		if (f == NULL)
+			continue;
+		found = fgets(comm, sizeof(comm), f) != NULL &&
+			softirq_thread_of(comm, r->lcore_id);
+		fclose(f);
+		if (!found)
+			continue;
+		tid = (unsigned int)atoi(e->d_name);
+		if (!clock_ns((clockid_t)((~tid << 3) | CPUCLOCK_PERTHREAD_MASK |
+					  CPUCLOCK_SCHED), &v))
+			continue;
+		for (i = 0; i < r->nb_sthreads; i++)
+			if (r->sthread[i].tid == (pid_t)tid)
+				break;
+		if (i == r->nb_sthreads) {
+			if (i == L2FWD_RCV_MAX_SOFTIRQ_THREADS)
+				continue;
+			r->nb_sthreads++;
+			r->sthread[i].tid = (pid_t)tid;
+		}
+		r->sthread[i].ns = v;
+	}
+	if (d != NULL)
+		closedir(d);
+	for (i = 0; i < r->nb_sthreads; i++)
+		sum += r->sthread[i].ns;
+	return sum;
+}
+
 void
 l2fwd_receiver_sample_cpu(struct l2fwd_receiver *r)
 {
@@ -486,6 +555,7 @@ l2fwd_receiver_sample_cpu(struct l2fwd_receiver *r)
 		find_sirqd(r);
 	if (r->sirqd_known && clock_ns(r->sirqd_clock, &v))
 		s.sirqd_ns = v;
+	s.threads_ns = sample_softirq_threads(r);
 	if (__atomic_load_n(&r->dispatcher_known, __ATOMIC_ACQUIRE) &&
 	    clock_ns(r->dispatcher_clock, &v))
 		s.dispatcher_ns = v - r->dispatcher_base_ns;
@@ -530,14 +600,15 @@ l2fwd_receiver_json(FILE *f, const struct l2fwd_receiver *r,
 		r->drained_at_exit,
 		__atomic_load_n(&r->wakeups, __ATOMIC_RELAXED));
 	fprintf(f, ", \"cpu\": {\"window_s\": %.3f, \"receiver_s\": %.3f"
-		", \"sirqd_s\": %.3f, \"dispatcher_s\": %.3f"
+		", \"sirqd_s\": %.3f, \"threads_s\": %.3f, \"dispatcher_s\": %.3f"
 		", \"receiver_share\": %.4f, \"sirqd_share\": %.4f"
-		", \"dispatcher_share\": %.4f}}",
+		", \"threads_share\": %.4f, \"dispatcher_share\": %.4f}}",
 		(double)window / NS_PER_SEC, (double)s->receiver_ns / NS_PER_SEC,
 		(double)s->sirqd_ns / NS_PER_SEC,
+		(double)s->threads_ns / NS_PER_SEC,
 		(double)s->dispatcher_ns / NS_PER_SEC,
 		share(s->receiver_ns, window), share(s->sirqd_ns, window),
-		share(s->dispatcher_ns, window));
+		share(s->threads_ns, window), share(s->dispatcher_ns, window));
 }
 
 void
@@ -552,11 +623,13 @@ l2fwd_receiver_print(FILE *f, const struct l2fwd_receiver *r,
 
 	fprintf(f, "receiver lcore %u: NET_RX %" PRIu64 " (%.0f pps) app %" PRIu64
 		" (%.0f pps) drops %" PRIu64 " (%.0f/s) queued %u; CPU app %.1f%% "
-		"sirqd %.1f%% dispatcher %.1f%%\n", r->lcore_id, processed,
+		"sirqd %.1f%% softirq threads %.1f%% dispatcher %.1f%%\n",
+		r->lcore_id, processed,
 		rate(processed, elapsed_ns), received, rate(received, elapsed_ns),
 		drops, rate(drops, elapsed_ns),
 		r->sock != NULL ? rte_ring_count(r->sock) : 0,
 		100 * share(s->receiver_ns, window),
 		100 * share(s->sirqd_ns, window),
+		100 * share(s->threads_ns, window),
 		100 * share(s->dispatcher_ns, window));
 }

@@ -68,8 +68,13 @@ struct l2fwd_cpu_split {
 	uint64_t at_ns;		/* CLOCK_MONOTONIC of the sample; 0: none yet */
 	uint64_t receiver_ns;	/* all readers */
 	uint64_t sirqd_ns;
+	/* The execution models' softirq threads: ktimers/N, sirq-<vec>/N. */
+	uint64_t threads_ns;
 	uint64_t dispatcher_ns;	/* since it entered sirq_lcore_main() */
 };
+
+/* Softirq threads of one lcore seen so far (they restart with the model). */
+#define L2FWD_RCV_MAX_SOFTIRQ_THREADS 64
 
 /* One reader thread. */
 struct l2fwd_reader {
@@ -110,6 +115,11 @@ struct l2fwd_receiver {
 	pid_t sirqd_tid;
 	clockid_t sirqd_clock;
 	bool sirqd_known;
+	struct {
+		pid_t tid;
+		uint64_t ns;	/* its last sample: kept once it is gone */
+	} sthread[L2FWD_RCV_MAX_SOFTIRQ_THREADS];
+	unsigned int nb_sthreads;
 	struct l2fwd_cpu_split split;
 };
 

@@ -583,6 +583,8 @@ create_lcore(struct fwd_lcore *f)
 			rte_strerror(rte_errno));
 		return NULL;
 	}
+	if (app_thread_sched_apply(PROG, &common, f->lc) != 0)
+		return NULL;
 	app_load_init(&f->load, &common.load, sirq_lcore_cpu(f->lc),
 		      f->lcore_id, conf.mode);
 	if (opts.busy.enabled) {

@@ -411,6 +411,8 @@ lcore_init(unsigned int lcore_id)
 			rte_strerror(rte_errno));
 		return -1;
 	}
+	if (app_thread_sched_apply(PROG, &common, lcore) != 0)
+		return -1;
 	app_load_init(&load, &common.load, sirq_lcore_cpu(lcore), lcore_id,
 		      conf.mode);
 	if (sirq_lcore_add_rx_queue(lcore, ETH_PORT, 0, echo_rx, NULL) != 0)

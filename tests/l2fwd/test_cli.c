@@ -214,6 +214,38 @@ ParameterizedTest(struct bad_value *c, l2fwd_cli,
 	expect_refused(args, line);
 }
 
+/* --softirq-thread-sched: the bad vector, class or priority named. */
+struct bad_sched {
+	char value[32];
+	char line[160];
+};
+
+ParameterizedTestParameters(l2fwd_cli, softirq_thread_sched_bad_value_is_refused_before_eal)
+{
+	static struct bad_sched cases[] = {
+		{ "timer=fifo", "--softirq-thread-sched: priority 0 of timer out of range (1..99 for fifo and rr)" },
+		{ "net_rx=rr:100", "--softirq-thread-sched: priority 100 of net_rx out of range (1..99 for fifo and rr)" },
+		{ "net_rx=other:3", "--softirq-thread-sched: priority 3 of net_rx out of range (none for other)" },
+		{ "timer=idle", "--softirq-thread-sched: unknown class 'idle' for timer (other, fifo, rr)" },
+		{ "net_rx=fifo:x", "--softirq-thread-sched: bad priority 'x' for net_rx" },
+		{ "32=other", "--softirq-thread-sched: unknown vector '32' (hi, timer, net_tx, net_rx, block, irq_poll, tasklet, sched, hrtimer, rcu, or 0..31)" },
+		{ "fast", "--softirq-thread-sched: 'fast' is not VEC=CLASS[:PRIO]" },
+	};
+
+	return cr_make_param_array(struct bad_sched, cases,
+				   sizeof(cases) / sizeof(cases[0]));
+}
+
+ParameterizedTest(struct bad_sched *c, l2fwd_cli,
+		  softirq_thread_sched_bad_value_is_refused_before_eal)
+{
+	const char *args[] = { "--softirq-thread-sched", c->value, NULL };
+	char line[200];
+
+	snprintf(line, sizeof(line), PROG "%s", c->line);
+	expect_refused(args, line);
+}
+
 /* --probe: the bad item or period named, with the range. */
 struct bad_probe {
 	char value[32];
