@@ -706,9 +706,15 @@ params_set_item(char *item, struct sirq_lcore_params *p, char *why,
 	if (strcmp(key, "policy") == 0) {
 		pol = sirq_policy_from_name(val);
 		if (pol < 0) {
-			snprintf(why, len,
-				 "unknown policy '%s' (mainline, ksoftirqd, kicinski, deferred)",
-				 val);
+			char names[128] = "";
+			size_t at = 0;
+
+			for (int i = 0; i < SIRQ_POLICY_MAX && at < sizeof(names); i++)
+				at += (size_t)snprintf(names + at, sizeof(names) - at,
+						       "%s%s", i ? ", " : "",
+						       sirq_policy_name(i));
+			snprintf(why, len, "unknown policy '%.32s' (%s)", val,
+				 names);
 			return why;
 		}
 		p->engine.policy = (enum sirq_policy_id)pol;
