@@ -86,8 +86,9 @@ def totals(r):
     if rcv:
         for key in ("processed", "received", "drops", "drained_at_exit"):
             t["rcv_" + key] = sum(x[key] for x in rcv)
-        for key in ("receiver_s", "sirqd_s", "dispatcher_s"):
-            t["rcv_cpu_" + key] = sum(x["cpu"][key] for x in rcv)
+        for key in ("receiver_s", "sirqd_s", "threads_s", "dispatcher_s"):
+            # threads_s: the models' softirq threads (older reports: none)
+            t["rcv_cpu_" + key] = sum(x["cpu"].get(key, 0.0) for x in rcv)
         t["rcv_cpu_window_s"] = rcv[0]["cpu"]["window_s"]
     probe = r.get("probe")
     if probe:
@@ -168,7 +169,7 @@ def run_figures(run):
             "processed_pps": t["rcv_processed"] / s,
             "rx_pps": t["rcv_received"] / s, "drops_per_s": t["rcv_drops"] / s,
             "cpu_split": {who: (t["rcv_cpu_" + who + "_s"] / win if win else None)
-                          for who in ("receiver", "sirqd", "dispatcher")},
+                          for who in ("receiver", "sirqd", "threads", "dispatcher")},
         }
     if "probe_timer_fires" in t:
         h = t["probe_late_hist"]

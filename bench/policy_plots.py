@@ -44,7 +44,7 @@ scenario runner on the real scheduler can write it by hand:
       "windows": {"overrides": .., "stale_ignored": ..},
       "receiver": {"processed_pps": .., "drops_per_s": ..,   (optional)
                    "cpu_split": {"receiver": 0.45, "sirqd": 0.45,
-                                 "dispatcher": 0.05}},
+                                 "threads": 0.0, "dispatcher": 0.05}},
       "timer_p99_us": .., "tasklet_p99_us": .., "timer_late_p99_us": ..,
       "net_rx_pps": .., "app_share": ..,    the probe (mixed scenario)
       "probe": {"timer_missed": .., "tasklet_already_scheduled": ..}}]}
@@ -181,6 +181,8 @@ RECEIVER_COLUMNS = [
     ("NET_RX pps", lambda r: get(r, "receiver", "processed_pps"), "{:.4g}"),
     ("CPU app %", lambda r: pct(get(r, "receiver", "cpu_split", "receiver")), "{:.1f}"),
     ("CPU sirqd %", lambda r: pct(get(r, "receiver", "cpu_split", "sirqd")), "{:.1f}"),
+    ("CPU softirq threads %", lambda r: pct(get(r, "receiver", "cpu_split", "threads")),
+     "{:.1f}"),
     ("CPU dispatcher %", lambda r: pct(get(r, "receiver", "cpu_split", "dispatcher")),
      "{:.1f}"),
 ]
