@@ -185,6 +185,40 @@ Test(models, rt_irq_thread_pass_ignores_a_fair_task_and_keeps_the_limits)
 	harness_fini(&h);
 }
 
+/*
+ * A pass that hit its limits leaves NET_RX pending for NAPI's repoll and
+ * wakes ksoftirqd; the NIC's interrupt stays masked, so no irq thread
+ * runs again: the next irq_exit() without a raise of its own leaves the
+ * repoll to ksoftirqd. A new interrupt's raise runs the pass again.
+ */
+Test(models, rt_irq_thread_runs_only_what_its_interrupt_raised)
+{
+	struct harness h;
+	struct probe *rx;
+
+	harness_init(&h, SIRQ_POLICY_RT);
+	rx = probe_register(&h, SIRQ_NET_RX);
+	rx->reraise = PROBE_FOREVER;
+	sirq_raise_irqoff(h.cpu, SIRQ_NET_RX);
+	cr_expect(eq(int, sirq_irq_exit(h.cpu), SIRQ_IRQ_EXIT_RAN));
+	cr_expect(eq(u32, rx->runs, SIRQ_MAX_RESTART_DEFAULT));
+	cr_expect(eq(u64, stats(&h)->wakeups[SIRQ_WAKE_RESTART], 1));
+
+	/* A tick: nothing raised, NET_RX pending from the repoll. */
+	cr_assert(ne(u32, sirq_pending(h.cpu) & SIRQ_BIT(SIRQ_NET_RX), 0));
+	cr_expect(eq(int, sirq_irq_exit(h.cpu), SIRQ_IRQ_EXIT_DEFERRED));
+	cr_expect(eq(u32, rx->runs, SIRQ_MAX_RESTART_DEFAULT),
+		  "the repoll ran at irq exit");
+	cr_expect(eq(u64, stats(&h)->runs[SIRQ_NET_RX][SIRQ_CTX_INLINE],
+		     SIRQ_MAX_RESTART_DEFAULT));
+
+	/* Another interrupt of the NIC: its irq thread runs a pass. */
+	sirq_raise_irqoff(h.cpu, SIRQ_NET_RX);
+	cr_expect(eq(int, sirq_irq_exit(h.cpu), SIRQ_IRQ_EXIT_RAN));
+	cr_expect(eq(u32, rx->runs, 2 * SIRQ_MAX_RESTART_DEFAULT));
+	harness_fini(&h);
+}
+
 /* The irq thread's pass ends at MAX_SOFTIRQ_TIME, 2 ms, on exact time. */
 Test(models, rt_irq_thread_pass_ends_at_2ms)
 {

@@ -211,8 +211,9 @@ deferred_should_handle(struct sirq_cpu *cpu, uint32_t pending, uint64_t now_j,
  * raises NET_RX there, and the thread's local_bh_enable() runs
  * __do_softirq() on everything pending, with the usual limits and yield
  * to ksoftirqd. The dispatcher stands for both: at its irq_exit() it
- * runs the pass itself only when NET_RX or NET_TX is pending (the
- * threaded handler's raise), and wakes sirqd for anything else. A local
+ * runs the pass itself only when this "interrupt" raised NET_RX or
+ * NET_TX (the threaded handler's raise), and wakes sirqd for anything
+ * else, NAPI's repoll of a pass that hit its limits included. A local
  * bottom-half enable runs what is pending in the task that enables, as
  * RT's __local_bh_enable_ip() does (no ksoftirqd_running() test there).
  */
@@ -221,7 +222,15 @@ rt_would_defer(const struct sirq_cpu *cpu, uint32_t pending, uint64_t now_j,
 	       bool from_irq)
 {
 	(void)now_j;
-	if (!from_irq || (pending & SIRQ_RT_IRQ_THREAD_MASK) != 0)
+	(void)pending;
+	/*
+	 * Only an interrupt's own raise puts its irq thread in a pass. NET_RX
+	 * still pending from a pass that hit its limits is NAPI's repoll:
+	 * the NIC's interrupt stays masked, so no irq thread runs, and the
+	 * work is ksoftirqd's.
+	 */
+	if (!from_irq || (__atomic_load_n(&cpu->irq_raised, __ATOMIC_RELAXED) &
+			  SIRQ_RT_IRQ_THREAD_MASK) != 0)
 		return false;
 	return __atomic_load_n(&cpu->worker_state, __ATOMIC_ACQUIRE) !=
 		SIRQ_WORKER_PARKED;

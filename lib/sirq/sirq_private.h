@@ -83,6 +83,13 @@ struct sirq_cpu {
 	/* A pass of the loop is running on the lock owner (in_serving_softirq). */
 	bool serving;
 	/*
+	 * SIRQ_POLICY_RT: NET_RX or NET_TX raised outside a pass since the
+	 * last irq_exit(), by a "hardirq" (the NIC's interrupt, whose
+	 * threaded handler runs the pass); a handler's own raise (NAPI's
+	 * repoll) is not one. Consumed by irq_exit().
+	 */
+	uint32_t irq_raised;
+	/*
 	 * Threads waiting for the lock, in line: each takes the next ticket
 	 * and gets the lock in ticket order; lock_served is the ticket whose
 	 * turn it is. Nobody waits when the two are equal.
