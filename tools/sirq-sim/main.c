@@ -87,6 +87,17 @@ struct overrides {
 	int app_random;		/* -1 not given */
 };
 
+/* --app-bh-every-us when only --app-bh-us is given. */
+#define APP_BH_EVERY_US_DEFAULT 1000
+/* --timer-cost-ns: a timer callback of about a packet's cost. */
+#define TIMER_COST_NS_DEFAULT 1000
+
+static const char *const thread_sched_names[] = {
+	[THREAD_SCHED_MODEL] = "model",
+	[THREAD_SCHED_OTHER] = "other",
+	[THREAD_SCHED_FIFO] = "fifo",
+};
+
 struct args {
 	bool scenario[SC_MAX];
 	bool policy[SIRQ_POLICY_MAX];
@@ -96,6 +107,7 @@ struct args {
 	uint64_t seed;
 	const char *json;
 	bool quiet;
+	double timer_cost_ns;
 	struct overrides o;
 	struct sim_conf base;	/* scenario-independent settings */
 };
@@ -103,14 +115,24 @@ struct args {
 static void
 usage(FILE *out, const char *prog)
 {
+	unsigned int p;
+
 	fprintf(out,
 		"usage: %s [options]\n"
 		"Deterministic simulation of the softirq engine on one CPU: NIC,\n"
-		"dispatcher (hardirq), NET_RX/NET_TX, application threads and the\n"
-		"worker under an EEVDF-like scheduler. Prints a table per scenario\n"
-		"and tick_hz, a column per policy.\n"
+		"dispatcher (hardirq), NET_RX/NET_TX/TIMER, application threads,\n"
+		"the worker and the execution models' softirq threads under an\n"
+		"EEVDF-like scheduler with a SCHED_FIFO class. Prints a table per\n"
+		"scenario and tick_hz, a column per policy or model.\n"
 		"  --scenario LIST     stall, flood or all (default all)\n"
-		"  --policy LIST       mainline,ksoftirqd,kicinski,deferred or all (default all)\n"
+		"  --policy LIST       comma-separated, or all (default all):\n"
+		"                     ", prog);
+	for (p = 0; p < SIRQ_POLICY_MAX; p++)
+		fprintf(out, " %s", sirq_policy_name(p));
+	fprintf(out, "\n"
+		"                      (rt: ktimers/0 at SCHED_FIFO 1, the dispatcher's\n"
+		"                      pass as the NIC's irq thread; pushdown and\n"
+		"                      pushdown-locked: a sirq-<vector>/0 thread per vector)\n"
 		"  --tick-hz LIST      engine jiffies: 0 (exact TSC), 100, 250, 1000;\n"
 		"                      up to %u values (default 0)\n"
 		"  --duration-ms N     simulated time per run, 1..%u (default %u)\n"
@@ -142,11 +164,25 @@ usage(FILE *out, const char *prog)
 		"                      a steady load (stall 50000, flood 10000)\n"
 		"  --app-random on|off gaps uniform in [0, 2 period] (stall on, flood off)\n"
 		"  --app-nice N        (default 0)\n"
+		"  --app-bh-us N       each application thread holds bottom halves off\n"
+		"                      (the BH lock) for the first N us of every\n"
+		"                      --app-bh-every-us of its CPU time; 0: never (default 0)\n"
+		"  --app-bh-every-us N (default %u)\n"
+		"  --thread-sched model|other|fifo  the models' softirq threads: as the\n"
+		"                      kernel has them (ktimers SCHED_FIFO 1, the\n"
+		"                      pushdown's SCHED_OTHER), or all SCHED_OTHER, or all\n"
+		"                      SCHED_FIFO 1 (default model)\n"
+		"  --thread-nice N     nice of the SCHED_OTHER ones (default 0)\n"
+		"timer:\n"
+		"  --timer-us N        a periodic timer on TIMER, due every N us and\n"
+		"                      raised at the dispatcher's tick; 0: none (default 0)\n"
+		"  --timer-cost-ns X   its handler's cost (default %u)\n"
 		"  --help              this text\n",
-		prog, MAX_TICK_HZ, DURATION_MS_MAX, DURATION_MS_DEFAULT,
+		MAX_TICK_HZ, DURATION_MS_MAX, DURATION_MS_DEFAULT,
 		SEED_DEFAULT, ETH_MIN_FRAME, ETH_MAX_FRAME, ETH_MIN_FRAME,
 		RX_RING_DEFAULT, SIRQ_IRQ_TICK_US_DEFAULT, SCHED_HZ_DEFAULT,
-		SCHED_SLICE_US_DEFAULT, APP_MAX_THREADS);
+		SCHED_SLICE_US_DEFAULT, APP_MAX_THREADS, APP_BH_EVERY_US_DEFAULT,
+		TIMER_COST_NS_DEFAULT);
 }
 
 static bool
@@ -256,7 +292,8 @@ enum {
 	OPT_TRAINS, OPT_COST, OPT_POLL_COST, OPT_RING, OPT_IRQ_TICK,
 	OPT_RX_IRQ, OPT_SCHED_HZ, OPT_SLICE, OPT_WORKER, OPT_WORKER_NICE,
 	OPT_APP_THREADS, OPT_APP_HOLD, OPT_APP_PERIOD, OPT_APP_RANDOM,
-	OPT_APP_NICE, OPT_HELP,
+	OPT_APP_NICE, OPT_APP_BH, OPT_APP_BH_EVERY, OPT_THREAD_SCHED,
+	OPT_THREAD_NICE, OPT_TIMER, OPT_TIMER_COST, OPT_HELP,
 };
 
 static bool
@@ -362,6 +399,41 @@ parse_opt(int c, const char *arg, struct args *a)
 			return false;
 		a->base.app_nice = (int)v;
 		return true;
+	case OPT_APP_BH:
+		if (!parse_i64("--app-bh-us", arg, 0, 10000000, &v))
+			return false;
+		a->base.app_bh_ps = (uint64_t)v * PS_PER_US;
+		return true;
+	case OPT_APP_BH_EVERY:
+		if (!parse_i64("--app-bh-every-us", arg, 1, 10000000, &v))
+			return false;
+		a->base.app_bh_every_ps = (uint64_t)v * PS_PER_US;
+		return true;
+	case OPT_THREAD_SCHED:
+		for (i = 0; i < sizeof(thread_sched_names) /
+			     sizeof(thread_sched_names[0]); i++) {
+			if (strcmp(arg, thread_sched_names[i]) == 0) {
+				a->base.thread_sched = i;
+				return true;
+			}
+		}
+		fprintf(stderr, "sirq-sim: invalid --thread-sched '%s' (want "
+			"model, other or fifo)\n", arg);
+		return false;
+	case OPT_THREAD_NICE:
+		if (!parse_i64("--thread-nice", arg, NICE_MIN, NICE_MAX, &v))
+			return false;
+		a->base.thread_nice = (int)v;
+		return true;
+	case OPT_TIMER:
+		if (!parse_i64("--timer-us", arg, 0, 10000000, &v))
+			return false;
+		a->base.timer_period_ps = (uint64_t)v * PS_PER_US;
+		return true;
+	case OPT_TIMER_COST:
+		if (!parse_double("--timer-cost-ns", arg, 0, 1e9, &a->timer_cost_ns))
+			return false;
+		return true;
 	default:
 		return false;
 	}
@@ -397,6 +469,12 @@ parse_args(int argc, char **argv, struct args *a)
 		{ "app-period-us", required_argument, NULL, OPT_APP_PERIOD },
 		{ "app-random", required_argument, NULL, OPT_APP_RANDOM },
 		{ "app-nice", required_argument, NULL, OPT_APP_NICE },
+		{ "app-bh-us", required_argument, NULL, OPT_APP_BH },
+		{ "app-bh-every-us", required_argument, NULL, OPT_APP_BH_EVERY },
+		{ "thread-sched", required_argument, NULL, OPT_THREAD_SCHED },
+		{ "thread-nice", required_argument, NULL, OPT_THREAD_NICE },
+		{ "timer-us", required_argument, NULL, OPT_TIMER },
+		{ "timer-cost-ns", required_argument, NULL, OPT_TIMER_COST },
 		{ "help", no_argument, NULL, OPT_HELP },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -422,6 +500,13 @@ parse_args(int argc, char **argv, struct args *a)
 		fprintf(stderr, "sirq-sim: give --rate-pps or --rate-gbps, not both\n");
 		return 2;
 	}
+	if (a->base.app_bh_every_ps == 0)
+		a->base.app_bh_every_ps = APP_BH_EVERY_US_DEFAULT * PS_PER_US;
+	if (a->base.app_bh_ps > a->base.app_bh_every_ps) {
+		fprintf(stderr, "sirq-sim: --app-bh-us above --app-bh-every-us\n");
+		return 2;
+	}
+	a->base.timer_cost_ps = (uint64_t)llround(a->timer_cost_ns * PS_PER_NS);
 	return 0;
 }
 
@@ -498,6 +583,7 @@ main(int argc, char **argv)
 		.duration_ms = DURATION_MS_DEFAULT,
 		.seed = SEED_DEFAULT,
 		.nb_tick_hz = 1,
+		.timer_cost_ns = TIMER_COST_NS_DEFAULT,
 		.o = { .trains = -1, .app_threads = -1, .app_random = -1,
 		       .poll_cost_ns = -1 },
 		.base = {

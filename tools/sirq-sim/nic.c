@@ -129,10 +129,12 @@ void
 net_rx_action(struct sirq_cpu *cpu, void *arg)
 {
 	struct sim *s = arg;
+	uint64_t t0 = s->now;
 
 	sirq_softnet_rx_action(&s->softnet);
 	if (s->txbuf.pkts > 0)
 		sirq_raise_irqoff(cpu, SIRQ_NET_TX);
+	handler_account(s, SIRQ_NET_RX, t0);
 }
 
 /* NET_TX: flush what the last NET_RX runs left in the TX buffer. */
@@ -140,11 +142,12 @@ void
 net_tx_action(struct sirq_cpu *cpu, void *arg)
 {
 	struct sim *s = arg;
-	uint64_t n = s->txbuf.pkts;
+	uint64_t n = s->txbuf.pkts, t0 = s->now;
 
 	(void)cpu;
 	s->now += s->c->poll_cost_ps;
 	pktq_pop(&s->txbuf, n, s->now, 0, &s->lat_tx, NULL, NULL);
 	s->tx_flushed += n;
+	handler_account(s, SIRQ_NET_TX, t0);
 }
 

@@ -2,7 +2,8 @@
 
 /*
  * The scheduler: EEVDF as in Linux >= 6.6, reduced to what the policies
- * depend on (sim.h says what is modelled).
+ * depend on, under a SCHED_FIFO class for the models' real-time threads
+ * (sim.h says what is modelled).
  */
 
 #include "sim.h"
@@ -31,10 +32,17 @@ calc_delta_fair(uint64_t ps, const struct task *t)
 	return (int64_t)((unsigned __int128)ps * NICE_0_WEIGHT / t->weight);
 }
 
-static bool
-task_valid(const struct sim *s, int i)
+/* A task of this run: application threads, the worker, softirq threads. */
+void
+sched_add_task(struct sim *s, int i)
 {
-	return i == TASK_WORKER || (i >= 0 && (uint32_t)i < s->c->app_threads);
+	s->active[s->nb_active++] = i;
+}
+
+static bool
+fair(const struct task *t)
+{
+	return t->prio == 0;
 }
 
 /* avg_vruntime(): the load-weighted mean vruntime of the runnable tasks. */
@@ -43,13 +51,15 @@ avg_vruntime(struct sim *s)
 {
 	__int128 sum = 0;
 	int64_t load = 0;
-	int i;
+	unsigned int k;
 
-	for (i = 0; i < NB_TASKS; i++) {
-		if (!task_valid(s, i) || !s->task[i].runnable)
+	for (k = 0; k < s->nb_active; k++) {
+		const struct task *t = &s->task[s->active[k]];
+
+		if (!t->runnable || !fair(t))
 			continue;
-		sum += (__int128)s->task[i].vruntime * s->task[i].weight;
-		load += s->task[i].weight;
+		sum += (__int128)t->vruntime * t->weight;
+		load += t->weight;
 	}
 	if (load == 0)
 		return s->last_avg;
@@ -63,52 +73,89 @@ eligible(const struct task *t, int64_t avg)
 	return t->vruntime <= avg;
 }
 
+/*
+ * The real-time class first: the runnable SCHED_FIFO task of the highest
+ * priority, among equals the one runnable longest (a running one keeps
+ * the CPU: FIFO has no slices). TASK_IDLE if there is none.
+ */
+static int
+pick_fifo(const struct sim *s)
+{
+	int best = TASK_IDLE;
+	unsigned int k;
+
+	for (k = 0; k < s->nb_active; k++) {
+		int i = s->active[k];
+		const struct task *t = &s->task[i];
+
+		if (!t->runnable || fair(t))
+			continue;
+		if (best == TASK_IDLE || t->prio > s->task[best].prio ||
+		    (t->prio == s->task[best].prio &&
+		     t->fifo_seq < s->task[best].fifo_seq))
+			best = i;
+	}
+	return best;
+}
+
 /* pick_eevdf(): the eligible runnable task with the earliest deadline. */
 static int
 pick_eevdf(struct sim *s)
 {
 	int64_t avg = avg_vruntime(s);
-	int i, best = TASK_IDLE;
+	int best = TASK_IDLE;
+	unsigned int k;
 
 	if (s->curr != TASK_IDLE && s->task[s->curr].runnable &&
-	    s->task[s->curr].protect && eligible(&s->task[s->curr], avg))
+	    fair(&s->task[s->curr]) && s->task[s->curr].protect &&
+	    eligible(&s->task[s->curr], avg))
 		return s->curr;
-	for (i = 0; i < NB_TASKS; i++) {
+	for (k = 0; k < s->nb_active; k++) {
+		int i = s->active[k];
 		const struct task *t = &s->task[i];
 
-		if (!task_valid(s, i) || !t->runnable || !eligible(t, avg))
+		if (!t->runnable || !fair(t) || !eligible(t, avg))
 			continue;
 		if (best == TASK_IDLE || t->deadline < s->task[best].deadline)
 			best = i;
 	}
 	/* Rounding can leave nobody eligible: the least vruntime then. */
-	for (i = 0; best == TASK_IDLE && i < NB_TASKS; i++)
-		if (task_valid(s, i) && s->task[i].runnable)
-			best = i;
+	for (k = 0; best == TASK_IDLE && k < s->nb_active; k++)
+		if (s->task[s->active[k]].runnable &&
+		    fair(&s->task[s->active[k]]))
+			best = s->active[k];
 	return best;
+}
+
+static int
+pick_next(struct sim *s)
+{
+	int next = pick_fifo(s);
+
+	return next != TASK_IDLE ? next : pick_eevdf(s);
 }
 
 void
 schedule(struct sim *s)
 {
-	int next = pick_eevdf(s);
+	int next = pick_next(s);
 
 	s->resched = false;
 	if (next == s->curr)
 		return;
 	s->curr = next;
-	if (next != TASK_IDLE)
+	if (next != TASK_IDLE && fair(&s->task[next]))
 		s->task[next].protect = true;
 }
 
 /* CPU time of a task; fair-class time also moves its vruntime. */
 void
-charge(struct sim *s, int i, uint64_t ps, bool fair)
+charge(struct sim *s, int i, uint64_t ps, bool fair_time)
 {
 	struct task *t = &s->task[i];
 
 	t->exec_ps += ps;
-	if (fair)
+	if (fair_time)
 		t->vruntime += calc_delta_fair(ps, t);
 }
 
@@ -116,13 +163,14 @@ charge(struct sim *s, int i, uint64_t ps, bool fair)
  * update_deadline(), from update_curr(): the current task has used its
  * slice, give it the next one and reschedule. The kernel looks at the
  * scheduler tick and when tasks wake or sleep, not at every interrupt.
+ * A SCHED_FIFO task has no slice.
  */
 void
 update_deadline(struct sim *s)
 {
 	struct task *t;
 
-	if (s->curr == TASK_IDLE)
+	if (s->curr == TASK_IDLE || !fair(&s->task[s->curr]))
 		return;
 	t = &s->task[s->curr];
 	if (t->vruntime < t->deadline)
@@ -130,6 +178,22 @@ update_deadline(struct sim *s)
 	t->deadline = t->vruntime + calc_delta_fair(s->c->slice_ps, t);
 	t->protect = false;
 	s->resched = true;
+}
+
+/*
+ * A SCHED_FIFO task goes to the end of its priority's list and preempts
+ * any fair task and any lower priority at once.
+ */
+static void
+fifo_wake(struct sim *s, int i)
+{
+	struct task *t = &s->task[i];
+
+	t->runnable = true;
+	t->fifo_seq = ++s->fifo_seq;
+	if (s->curr == TASK_IDLE || fair(&s->task[s->curr]) ||
+	    !s->task[s->curr].runnable || s->task[s->curr].prio < t->prio)
+		s->resched = true;
 }
 
 /*
@@ -143,13 +207,22 @@ task_wake(struct sim *s, int i)
 {
 	struct task *t = &s->task[i];
 	int64_t avg, load = 0, lag = t->vlag;
-	int j;
+	unsigned int k;
 
+	if (t->runnable)
+		return;
+	if (!fair(t)) {
+		fifo_wake(s, i);
+		return;
+	}
 	update_deadline(s);
 	avg = avg_vruntime(s);
-	for (j = 0; j < NB_TASKS; j++)
-		if (task_valid(s, j) && s->task[j].runnable)
-			load += s->task[j].weight;
+	for (k = 0; k < s->nb_active; k++) {
+		const struct task *o = &s->task[s->active[k]];
+
+		if (o->runnable && fair(o))
+			load += o->weight;
+	}
 	if (load > 0)
 		lag = lag * (load + t->weight) / load;
 	t->vruntime = avg - lag;
@@ -164,12 +237,19 @@ void
 task_sleep(struct sim *s, int i)
 {
 	struct task *t = &s->task[i];
-	int64_t avg = avg_vruntime(s);
-	/* The kernel's limit: two slices, at least a tick. */
-	int64_t limit = calc_delta_fair(s->c->slice_ps * 2 > PS_PER_S /
-					s->c->sched_hz ? s->c->slice_ps * 2 :
-					PS_PER_S / s->c->sched_hz, t);
+	int64_t avg, limit;
 
+	if (!fair(t)) {
+		t->runnable = false;
+		if (i == s->curr)
+			s->resched = true;
+		return;
+	}
+	avg = avg_vruntime(s);
+	/* The kernel's limit: two slices, at least a tick. */
+	limit = calc_delta_fair(s->c->slice_ps * 2 > PS_PER_S /
+				s->c->sched_hz ? s->c->slice_ps * 2 :
+				PS_PER_S / s->c->sched_hz, t);
 	t->vlag = avg - t->vruntime;
 	if (t->vlag > limit)
 		t->vlag = limit;
@@ -181,14 +261,21 @@ task_sleep(struct sim *s, int i)
 		s->resched = true;
 }
 
-/* sched_yield(): yield_task_fair() moves the deadline one slice on. */
+/*
+ * sched_yield(): yield_task_fair() moves the deadline one slice on; a
+ * SCHED_FIFO task goes to the end of its priority's list.
+ */
 void
 task_yield(struct sim *s, int i)
 {
 	struct task *t = &s->task[i];
 
+	if (!fair(t)) {
+		t->fifo_seq = ++s->fifo_seq;
+		s->resched = true;
+		return;
+	}
 	t->deadline += calc_delta_fair(s->c->slice_ps, t);
 	t->protect = false;
 	s->resched = true;
 }
-

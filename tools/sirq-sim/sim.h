@@ -4,10 +4,13 @@
 #define SIRQ_SIM_H
 
 /*
- * sirq-sim: the overload policies on simulated time, deterministic.
+ * sirq-sim: the overload policies and execution models on simulated time,
+ * deterministic.
  * The real engine (sirq_core.c, sirq_policy.c) runs one CPU on a simulated
- * clock read through ops.clock_ns. Nothing sleeps and there are no
- * threads: seconds of simulated time take milliseconds, every run with the
+ * clock read through ops.clock_ns. Nothing sleeps and nothing runs
+ * concurrently (the application's bottom-half sections hold the lock on
+ * OS threads of their own, called one at a time: bh.c): seconds of
+ * simulated time take milliseconds, every run with the
  * same options prints the same numbers, and any packet rate can be played,
  * 100 Gb/s line rate included. Time is kept in picoseconds so that
  * per-packet costs below a nanosecond stay exact.
@@ -46,6 +49,26 @@
  *    or libsirq's sirqd with --worker sirqd (each pass boosted above the
  *    fair class, so it does not move its vruntime and the fair class
  *    keeps its lag; sched_yield() between passes).
+ *  - the execution models' softirq threads: a task per bit of
+ *    sirq_threads_wanted(), attached to the engine, woken by its
+ *    ops.wake (a raise), running sirq_thread_run() until it returns
+ *    SLEEP, one round per call, charged as the worker's passes are.
+ *    rt's ktimers/0 is SCHED_FIFO 1 (a class above the fair one, FIFO
+ *    among equals, no slices, no RT throttling); the pushdown's
+ *    sirq-<vector>/0 are fair tasks (--thread-sched changes both).
+ *    Under rt the dispatcher's pass stands for the NIC's irq thread at
+ *    SCHED_FIFO 50: it preempts every task, as the hardirq does.
+ *  - TIMER: with --timer-us, a periodic timer that the dispatcher's tick
+ *    raises when due (the binding's rte_timer list at its tick).
+ *  - the BH lock: passes and rounds run at once, so only the
+ *    application's bottom-half sections (--app-bh-us) hold it across
+ *    time, each on an OS thread of its own (bh.c) so that the engine
+ *    sees another owner. A softirq thread's round (or another section)
+ *    that waits for it gets ops.lock_wait: priority inheritance, the
+ *    holder runs the rest of its section at once and releases it. The
+ *    dispatcher and the worker only try the lock; the worker then sleeps
+ *    until the section ends. NET_RX is registered SIRQ_VEC_BH_SAFE, which
+ *    the pushdown honours and pushdown-locked does not.
  *
  * Latency is counted per packet from its arrival on the ring to the start
  * of its processing (NET_RX), and from its hand-over to the TX buffer to
@@ -55,9 +78,11 @@
  *
  * A file per part, sharing this header: hist.c (latency histograms),
  * pktq.c (packet FIFOs), sched.c (the scheduler), nic.c (the NIC, its
- * NAPI poll, NET_RX and NET_TX), sim.c (the engine's environment, the
- * dispatcher, the application, the worker, the event loop), report.c
- * (results as JSON and tables), main.c (scenarios, command line).
+ * NAPI poll, NET_RX and NET_TX), bh.c (the OS threads that hold the BH
+ * lock for the application's sections), sim.c (the engine's environment,
+ * the dispatcher, the application, the worker, the softirq threads, the
+ * timer, the event loop), report.c (results as JSON and tables), main.c
+ * (scenarios, command line).
  */
 
 #include <stdbool.h>
@@ -135,6 +160,22 @@ enum worker_model {
 	WORKER_KERNEL,		/* fair-class passes, cond_resched() */
 };
 
+/*
+ * Scheduling class of the models' softirq threads (sirq_threads_wanted()):
+ * as the kernel has them (rt's ktimers SCHED_FIFO 1, the pushdown's
+ * threads SCHED_OTHER), or all of them in one class.
+ */
+enum thread_sched {
+	THREAD_SCHED_MODEL = 0,
+	THREAD_SCHED_OTHER,
+	THREAD_SCHED_FIFO,
+};
+
+/* The lowest SCHED_FIFO priority: ktimers/N's, and --thread-sched fifo's. */
+#define SCHED_FIFO_PRIO_MIN	1
+/* A forced-threaded interrupt handler's priority (irq/N-name). */
+#define SCHED_FIFO_PRIO_IRQ	50
+
 /* Everything one run depends on. */
 struct sim_conf {
 	const char *scenario;
@@ -163,6 +204,19 @@ struct sim_conf {
 	uint64_t app_period_ps;
 	bool app_random;
 	int app_nice;
+	/*
+	 * Bottom-half sections of the application: each thread holds
+	 * bottom halves off (sirq_bh_disable()) for the first app_bh_ps of
+	 * every app_bh_every_ps of its CPU time; 0: never.
+	 */
+	uint64_t app_bh_ps;
+	uint64_t app_bh_every_ps;
+	/* the models' softirq threads */
+	enum thread_sched thread_sched;
+	int thread_nice;
+	/* a periodic timer on TIMER; period 0: none */
+	uint64_t timer_period_ps;
+	uint64_t timer_cost_ps;
 };
 
 /* splitmix64 (Steele, Lea, Flood 2014): any seed works, 0 included. */
@@ -220,18 +274,34 @@ struct pktq {
 };
 
 /*
- * The scheduler's view of a task.
+ * The scheduler's view of a task, and what it did.
  */
 struct task {
-	const char *name;
+	char name[24];
 	uint32_t weight;
+	int prio;		/* SCHED_FIFO priority; 0: SCHED_OTHER (fair) */
 	bool runnable;
 	int64_t vruntime;	/* weighted ps */
 	int64_t deadline;
 	int64_t vlag;		/* kept across sleep */
 	bool protect;		/* RUN_TO_PARITY: its current slice is running */
+	uint64_t fifo_seq;	/* SCHED_FIFO: the order it became runnable */
 	uint64_t exec_ps;
+	/* The worker's and the softirq threads' bodies. */
+	uint64_t calls;		/* sirq_worker_run() / sirq_thread_run() */
+	uint64_t wakeups;	/* woken by the engine */
+	/* Found the BH lock held (SIRQ_WORKER_BUSY): asleep until released. */
+	bool bh_wait;
+	uint64_t bh_busy;
+	/* Waits for the BH lock that the engine reported (ops.lock_wait). */
+	uint64_t lock_waits;
+	uint64_t lock_wait_ps;
+	/* Handler runs and time in this task's context, by vector. */
+	uint64_t vec_runs[SIRQ_MAX_VECTORS];
+	uint64_t vec_ps[SIRQ_MAX_VECTORS];
 };
+
+struct bh_agent;
 
 /* One application thread (apps/common/app_load.c, irq mode). */
 struct app_thread {
@@ -239,6 +309,12 @@ struct app_thread {
 	uint64_t next_wake;	/* the schedule it sleeps to */
 	uint64_t left_ps;	/* CPU time its burst still wants */
 	uint64_t bursts;
+	/* Its bottom-half sections (conf app_bh_ps). */
+	bool bh_in;		/* inside one: holds the BH lock */
+	uint64_t bh_left_ps;	/* CPU time left in the section */
+	uint64_t bh_until_ps;	/* CPU time to the next one */
+	uint64_t bh_sections;
+	struct bh_agent *agent;	/* the OS thread that holds the lock for it */
 };
 
 struct nic {
@@ -254,10 +330,19 @@ struct nic {
 	uint64_t irq_at;
 };
 
-/* Task slots: application threads first, the worker last. */
+/*
+ * Task slots: application threads first, the worker, then the softirq
+ * threads of the model (one per bit of sirq_threads_wanted(), lowest
+ * lead vector first). TASK_IRQ is no task: the dispatcher's context,
+ * for the handlers' accounting.
+ */
 #define TASK_WORKER APP_MAX_THREADS
-#define NB_TASKS (APP_MAX_THREADS + 1)
+#define TASK_THREAD0 (TASK_WORKER + 1)
+/* The pushdown wants five with the simulator's vectors; room to spare. */
+#define SIM_MAX_THREADS 8
+#define NB_TASKS (TASK_THREAD0 + SIM_MAX_THREADS)
 #define TASK_IDLE (-1)
+#define TASK_IRQ (-2)
 
 struct sim {
 	const struct sim_conf *c;
@@ -289,6 +374,34 @@ struct sim {
 	int curr;
 	bool resched;
 	int64_t last_avg;	/* avg_vruntime of the last non-empty queue */
+	uint64_t fifo_seq;
+	/* The tasks that exist in this run, in slot order. */
+	int active[NB_TASKS];
+	unsigned int nb_active;
+
+	/* The softirq threads: lead vector of each, task slot per lead. */
+	unsigned int nb_threads;
+	unsigned int thread_lead[SIM_MAX_THREADS];
+	int thread_task[SIRQ_MAX_VECTORS];
+	/* Whose context runs engine code now: a task, or TASK_IRQ. */
+	int ctx;
+	/* The dispatcher's handler runs and time, by vector. */
+	uint64_t irq_vec_runs[SIRQ_MAX_VECTORS];
+	uint64_t irq_vec_ps[SIRQ_MAX_VECTORS];
+	/* sirq_irq_exit() calls that ran a pass (rt: the irq thread's runs). */
+	uint64_t irq_passes;
+
+	/* The BH lock: the application thread in a section, or TASK_IDLE. */
+	int bh_holder;
+	/* Time a lock wait ran the holder for (not the waiter's time). */
+	uint64_t pi_ps;
+	uint64_t lock_waits;
+
+	/* The periodic timer on TIMER. */
+	uint64_t timer_due;	/* TIME_NEVER: raised, not yet run */
+	uint64_t timer_raised_due;
+	uint64_t timer_runs;
+	struct hist lat_timer;	/* due to run */
 };
 
 /* One run's results, as report.c prints them. */
@@ -301,7 +414,23 @@ struct result {
 	uint64_t arrived, processed, dropped, tx_flushed, tx_dropped;
 	uint64_t time_squeeze;
 	uint64_t app_ps, worker_ps, irq_ps, idle_ps;
+	uint64_t app_softirq_ps;	/* handlers run at its sirq_bh_enable() */
+	uint64_t in_ring, tx_pending;	/* packets still queued at the end */
 	uint64_t app_bursts;
+	uint64_t app_bh_sections;
+	uint64_t threads_ps;
+	uint64_t irq_passes;
+	uint64_t lock_waits;
+	uint64_t timer_runs;
+	struct hist lat_timer;
+	/* The tasks of the run (copied) and the softirq threads among them. */
+	struct task task[NB_TASKS];
+	unsigned int nb_threads;
+	unsigned int thread_lead[SIM_MAX_THREADS];
+	uint32_t thread_vecs[SIM_MAX_THREADS];	/* the model's, by thread */
+	uint64_t irq_vec_runs[SIRQ_MAX_VECTORS];
+	uint64_t irq_vec_ps[SIRQ_MAX_VECTORS];
+	char vec_name[SIRQ_MAX_VECTORS][16];
 };
 
 /* hist.c */
@@ -319,12 +448,19 @@ void pktq_pop(struct pktq *q, uint64_t n, uint64_t t, uint64_t cost,
 
 /* sched.c */
 uint32_t nice_weight(int nice);
+void sched_add_task(struct sim *s, int i);
 void schedule(struct sim *s);
 void charge(struct sim *s, int i, uint64_t ps, bool fair);
 void update_deadline(struct sim *s);
 void task_wake(struct sim *s, int i);
 void task_sleep(struct sim *s, int i);
 void task_yield(struct sim *s, int i);
+
+/* bh.c */
+struct bh_agent *bh_agent_start(struct sirq_cpu *cpu);
+void bh_agent_disable(struct bh_agent *a);
+void bh_agent_enable(struct bh_agent *a);
+void bh_agent_stop(struct bh_agent *a);
 
 /* nic.c */
 void nic_sync(struct sim *s);
@@ -334,6 +470,7 @@ void net_rx_action(struct sirq_cpu *cpu, void *arg);
 void net_tx_action(struct sirq_cpu *cpu, void *arg);
 
 /* sim.c */
+void handler_account(struct sim *s, unsigned int vec, uint64_t t0);
 int sim_init(struct sim *s, const struct sim_conf *c);
 void sim_run(struct sim *s);
 void sim_fini(struct sim *s);
