@@ -69,6 +69,16 @@ count_wake(void *ctx)
 }
 
 static void
+count_hardirq_look(void *ctx)
+{
+	struct harness *h = ctx;
+
+	h->hardirq_looks++;
+	if (h->on_hardirq_look != NULL)
+		h->on_hardirq_look(h);
+}
+
+static void
 count_kick(void *ctx)
 {
 	struct harness *h = ctx;
@@ -149,6 +159,7 @@ harness_init_params(struct harness *h, const struct sirq_params *p,
 	conf.ops.worker_need_resched = sched_marks_worker;
 	conf.ops.in_task = caller_in_task;
 	conf.ops.kick = count_kick;
+	conf.ops.worker_hardirq = count_hardirq_look;
 	conf.ops.ctx = h;
 
 	h->cpu = sirq_cpu_create(&conf);

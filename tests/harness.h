@@ -89,6 +89,9 @@ struct harness {
 	 * test land an event (a raise) at an exact point inside the engine.
 	 */
 	void (*on_next_clock_read)(struct harness *h);
+	/* ops.worker_hardirq: looks at the sources, with the lock held. */
+	unsigned int hardirq_looks;
+	void (*on_hardirq_look)(struct harness *h);
 
 	/* Vectors (probes) and tasklet ids (tasklet_log) in run order. */
 	unsigned int log[HARNESS_LOG_LEN];

@@ -649,3 +649,39 @@ Test(models, misuse_is_refused)
 	sirq_tasklet_set_bh_safe(NULL, true);
 	harness_fini(&h);
 }
+
+/*
+ * The timer interrupt fires while a softirq thread holds the BH lock
+ * round after round (a flooded NET_RX thread): its round looks at the
+ * sources first, as ksoftirqd's pass does, so TIMER is raised and its
+ * own thread woken. Without the look nobody could see the timer due.
+ */
+static void
+timer_fires(struct harness *h)
+{
+	sirq_raise_irqoff(h->cpu, SIRQ_TIMER);
+	h->on_hardirq_look = NULL;
+}
+
+Test(models, pushdown_locked_round_looks_at_the_timer_interrupt_first)
+{
+	struct harness h;
+	struct threads t;
+	struct probe *rx, *timer;
+
+	harness_init(&h, SIRQ_POLICY_PUSHDOWN_LOCKED);
+	rx = probe_register(&h, SIRQ_NET_RX);
+	timer = probe_register(&h, SIRQ_TIMER);
+	threads_attach(&h, &t);
+	cr_assert(eq(int, sirq_raise(h.cpu, SIRQ_NET_RX), 0));
+	cr_expect(eq(u32, t.wakes[SIRQ_NET_RX], 1));
+	h.on_hardirq_look = timer_fires;
+	thread_run_until_sleep(&h, SIRQ_NET_RX, 10);
+	cr_expect(eq(u32, rx->runs, 1));
+	cr_expect(ge(u32, h.hardirq_looks, 1));
+	cr_expect(eq(u32, t.wakes[SIRQ_TIMER], 1), "the timer's thread was not woken");
+	cr_expect(eq(u32, timer->runs, 0), "TIMER ran in NET_RX's thread");
+	thread_run_until_sleep(&h, SIRQ_TIMER, 10);
+	cr_expect(eq(u32, timer->runs, 1));
+	harness_fini(&h);
+}

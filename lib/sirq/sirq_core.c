@@ -1246,6 +1246,13 @@ thread_round_locked(struct sirq_cpu *cpu, unsigned int thread)
 	uint64_t now;
 
 	exec_lock(cpu);
+	/*
+	 * The interrupts that fire while the thread holds the lock (the
+	 * timer, a queue), as sirqd looks before its passes: nobody else
+	 * can look while softirq threads keep the lock round after round.
+	 */
+	if (cpu->ops.worker_hardirq != NULL)
+		cpu->ops.worker_hardirq(cpu->ops.ctx);
 	/* The model may have changed while we waited. */
 	group = __atomic_load_n(&cpu->thread_vecs[thread], __ATOMIC_RELAXED);
 	bits = __atomic_fetch_and(&cpu->pending, ~group, __ATOMIC_ACQUIRE) &

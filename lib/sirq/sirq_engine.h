@@ -221,7 +221,8 @@ struct sirq_ops {
 	 * Optional: look at the sources that raise vectors (the interrupts
 	 * that fire while the worker runs: the tick, a NIC queue). Called
 	 * by sirq_worker_run() with the execution lock held, before it
-	 * looks at the pending mask.
+	 * looks at the pending mask, and by sirq_thread_run() before each
+	 * round it runs under the lock.
 	 */
 	void (*worker_hardirq)(void *ctx);
 	/**
