@@ -425,21 +425,31 @@ l2fwd_receiver_dispatcher_started(struct l2fwd_receiver *r)
 	__atomic_store_n(&r->dispatcher_known, true, __ATOMIC_RELEASE);
 }
 
-/* sirqd/<lcore>, found by its name among the process's threads. */
-static void
-find_sirqd(struct l2fwd_receiver *r)
+/* The CPU-time clock of thread @tid of this process (CPUCLOCK_SCHED). */
+static clockid_t
+tid_clock(unsigned int tid)
 {
-	char want[32], path[64], comm[32];
-	struct dirent *e;
-	DIR *d;
+	return (clockid_t)((~tid << 3) | CPUCLOCK_PERTHREAD_MASK |
+			   CPUCLOCK_SCHED);
+}
 
-	snprintf(want, sizeof(want), "sirqd/%u\n", r->lcore_id);
-	d = opendir("/proc/self/task");
+/*
+ * Call @fn for each thread of this process with its tid and its name
+ * ("name\n", as /proc shows it), until @fn returns false.
+ */
+static void
+foreach_thread(bool (*fn)(unsigned int tid, const char *comm, void *arg),
+	       void *arg)
+{
+	char path[64], comm[32];
+	struct dirent *e;
+	DIR *d = opendir("/proc/self/task");
+
 	if (d == NULL)
 		return;
 	while ((e = readdir(d)) != NULL) {
 		FILE *f;
-		bool found;
+		bool named;
 
 		if (e->d_name[0] == '.')
 			continue;
@@ -448,20 +458,28 @@ find_sirqd(struct l2fwd_receiver *r)
 		f = fopen(path, "r");
 		if (f == NULL)
 			continue;
-		found = fgets(comm, sizeof(comm), f) != NULL &&
-			strcmp(comm, want) == 0;
+		named = fgets(comm, sizeof(comm), f) != NULL;
 		fclose(f);
-		if (found) {
-			unsigned int tid = (unsigned int)atoi(e->d_name);
-
-			r->sirqd_tid = (pid_t)tid;
-			r->sirqd_clock = (clockid_t)((~tid << 3) |
-				CPUCLOCK_PERTHREAD_MASK | CPUCLOCK_SCHED);
-			r->sirqd_known = true;
+		if (named && !fn((unsigned int)atoi(e->d_name), comm, arg))
 			break;
-		}
 	}
 	closedir(d);
+}
+
+/* sirqd/<lcore>, found by its name among the process's threads. */
+static bool
+sirqd_if_named(unsigned int tid, const char *comm, void *arg)
+{
+	struct l2fwd_receiver *r = arg;
+	char want[32];
+
+	snprintf(want, sizeof(want), "sirqd/%u\n", r->lcore_id);
+	if (strcmp(comm, want) != 0)
+		return true;
+	r->sirqd_tid = (pid_t)tid;
+	r->sirqd_clock = tid_clock(tid);
+	r->sirqd_known = true;
+	return false;
 }
 
 /* Is @comm ("name\n") lcore @lcore's ktimers/N or sirq-<vector>/N? */
@@ -480,6 +498,30 @@ softirq_thread_of(const char *comm, unsigned int lcore)
 		id == lcore;
 }
 
+/* A softirq thread of the lcore: its CPU time now, kept once it is gone. */
+static bool
+sample_if_softirq_thread(unsigned int tid, const char *comm, void *arg)
+{
+	struct l2fwd_receiver *r = arg;
+	unsigned int i;
+	uint64_t v;
+
+	if (!softirq_thread_of(comm, r->lcore_id) ||
+	    !clock_ns(tid_clock(tid), &v))
+		return true;
+	for (i = 0; i < r->nb_sthreads; i++)
+		if (r->sthread[i].tid == (pid_t)tid)
+			break;
+	if (i == r->nb_sthreads) {
+		if (i == L2FWD_RCV_MAX_SOFTIRQ_THREADS)
+			return true;
+		r->nb_sthreads++;
+		r->sthread[i].tid = (pid_t)tid;
+	}
+	r->sthread[i].ns = v;
+	return true;
+}
+
 /*
  * The CPU time of the lcore's softirq threads, those running now and
  * those gone (a change of model restarts them): their sum.
@@ -487,47 +529,10 @@ softirq_thread_of(const char *comm, unsigned int lcore)
 static uint64_t
 sample_softirq_threads(struct l2fwd_receiver *r)
 {
-	char path[64], comm[32];
-	struct dirent *e;
 	uint64_t sum = 0;
 	unsigned int i;
-	DIR *d = opendir("/proc/self/task");
 
-	while (d != NULL && (e = readdir(d)) != NULL) {
-		unsigned int tid;
-		uint64_t v;
-		FILE *f;
-		bool found;
-
-		if (e->d_name[0] == '.')
-			continue;
-		snprintf(path, sizeof(path), "/proc/self/task/%.16s/comm",
-			 e->d_name);
-		f = fopen(path, "r");
-		if (f == NULL)
-			continue;
-		found = fgets(comm, sizeof(comm), f) != NULL &&
-			softirq_thread_of(comm, r->lcore_id);
-		fclose(f);
-		if (!found)
-			continue;
-		tid = (unsigned int)atoi(e->d_name);
-		if (!clock_ns((clockid_t)((~tid << 3) | CPUCLOCK_PERTHREAD_MASK |
-					  CPUCLOCK_SCHED), &v))
-			continue;
-		for (i = 0; i < r->nb_sthreads; i++)
-			if (r->sthread[i].tid == (pid_t)tid)
-				break;
-		if (i == r->nb_sthreads) {
-			if (i == L2FWD_RCV_MAX_SOFTIRQ_THREADS)
-				continue;
-			r->nb_sthreads++;
-			r->sthread[i].tid = (pid_t)tid;
-		}
-		r->sthread[i].ns = v;
-	}
-	if (d != NULL)
-		closedir(d);
+	foreach_thread(sample_if_softirq_thread, r);
 	for (i = 0; i < r->nb_sthreads; i++)
 		sum += r->sthread[i].ns;
 	return sum;
@@ -552,7 +557,7 @@ l2fwd_receiver_sample_cpu(struct l2fwd_receiver *r)
 	if (readers_ok)
 		s.receiver_ns = sum;
 	if (!r->sirqd_known)
-		find_sirqd(r);
+		foreach_thread(sirqd_if_named, r);
 	if (r->sirqd_known && clock_ns(r->sirqd_clock, &v))
 		s.sirqd_ns = v;
 	s.threads_ns = sample_softirq_threads(r);

@@ -214,65 +214,44 @@ ParameterizedTest(struct bad_value *c, l2fwd_cli,
 	expect_refused(args, line);
 }
 
-/* --softirq-thread-sched: the bad vector, class or priority named. */
-struct bad_sched {
+/*
+ * The options that take a list of items (--probe, --softirq-thread-sched):
+ * the bad item, value or range named.
+ */
+struct bad_item {
+	char opt[32];
 	char value[32];
 	char line[160];
 };
 
-ParameterizedTestParameters(l2fwd_cli, softirq_thread_sched_bad_value_is_refused_before_eal)
+ParameterizedTestParameters(l2fwd_cli, bad_item_of_a_list_is_refused_before_eal)
 {
-	static struct bad_sched cases[] = {
-		{ "timer=fifo", "--softirq-thread-sched: priority 0 of timer out of range (1..99 for fifo and rr)" },
-		{ "net_rx=rr:100", "--softirq-thread-sched: priority 100 of net_rx out of range (1..99 for fifo and rr)" },
-		{ "net_rx=other:3", "--softirq-thread-sched: priority 3 of net_rx out of range (none for other)" },
-		{ "timer=idle", "--softirq-thread-sched: unknown class 'idle' for timer (other, fifo, rr)" },
-		{ "net_rx=fifo:x", "--softirq-thread-sched: bad priority 'x' for net_rx" },
-		{ "32=other", "--softirq-thread-sched: unknown vector '32' (hi, timer, net_tx, net_rx, block, irq_poll, tasklet, sched, hrtimer, rcu, or 0..31)" },
-		{ "fast", "--softirq-thread-sched: 'fast' is not VEC=CLASS[:PRIO]" },
+	static struct bad_item cases[] = {
+		{ "--probe", "timer=0", "--probe: bad timer '0' (10us..10s)" },
+		{ "--probe", "timer=5us", "--probe: bad timer '5us' (10us..10s)" },
+		{ "--probe", "tasklet=11s", "--probe: bad tasklet '11s' (10us..10s)" },
+		{ "--probe", "tasklet=1h", "--probe: bad tasklet '1h' (10us..10s)" },
+		{ "--probe", "timer=", "--probe: bad item 'timer='" },
+		{ "--probe", "timer=1ms,hrtimer=1ms", "--probe: bad item 'hrtimer=1ms'" },
+		{ "--probe", "fast", "--probe: bad item 'fast'" },
+		{ "--softirq-thread-sched", "timer=fifo", "--softirq-thread-sched: priority 0 of timer out of range (1..99 for fifo and rr)" },
+		{ "--softirq-thread-sched", "net_rx=rr:100", "--softirq-thread-sched: priority 100 of net_rx out of range (1..99 for fifo and rr)" },
+		{ "--softirq-thread-sched", "net_rx=other:3", "--softirq-thread-sched: priority 3 of net_rx out of range (none for other)" },
+		{ "--softirq-thread-sched", "timer=idle", "--softirq-thread-sched: unknown class 'idle' for timer (other, fifo, rr)" },
+		{ "--softirq-thread-sched", "net_rx=fifo:x", "--softirq-thread-sched: bad priority 'x' for net_rx" },
+		{ "--softirq-thread-sched", "32=other", "--softirq-thread-sched: unknown vector '32' (hi, timer, net_tx, net_rx, block, irq_poll, tasklet, sched, hrtimer, rcu, or 0..31)" },
+		{ "--softirq-thread-sched", "fast", "--softirq-thread-sched: 'fast' is not VEC=CLASS[:PRIO]" },
 	};
 
-	return cr_make_param_array(struct bad_sched, cases,
+	return cr_make_param_array(struct bad_item, cases,
 				   sizeof(cases) / sizeof(cases[0]));
 }
 
-ParameterizedTest(struct bad_sched *c, l2fwd_cli,
-		  softirq_thread_sched_bad_value_is_refused_before_eal)
+ParameterizedTest(struct bad_item *c, l2fwd_cli,
+		  bad_item_of_a_list_is_refused_before_eal)
 {
-	const char *args[] = { "--softirq-thread-sched", c->value, NULL };
+	const char *args[] = { c->opt, c->value, NULL };
 	char line[200];
-
-	snprintf(line, sizeof(line), PROG "%s", c->line);
-	expect_refused(args, line);
-}
-
-/* --probe: the bad item or period named, with the range. */
-struct bad_probe {
-	char value[32];
-	char line[96];
-};
-
-ParameterizedTestParameters(l2fwd_cli, probe_bad_value_is_refused_before_eal)
-{
-	static struct bad_probe cases[] = {
-		{ "timer=0", "--probe: bad timer '0' (10us..10s)" },
-		{ "timer=5us", "--probe: bad timer '5us' (10us..10s)" },
-		{ "tasklet=11s", "--probe: bad tasklet '11s' (10us..10s)" },
-		{ "tasklet=1h", "--probe: bad tasklet '1h' (10us..10s)" },
-		{ "timer=", "--probe: bad item 'timer='" },
-		{ "timer=1ms,hrtimer=1ms", "--probe: bad item 'hrtimer=1ms'" },
-		{ "fast", "--probe: bad item 'fast'" },
-	};
-
-	return cr_make_param_array(struct bad_probe, cases,
-				   sizeof(cases) / sizeof(cases[0]));
-}
-
-ParameterizedTest(struct bad_probe *c, l2fwd_cli,
-		  probe_bad_value_is_refused_before_eal)
-{
-	const char *args[] = { "--probe", c->value, NULL };
-	char line[160];
 
 	snprintf(line, sizeof(line), PROG "%s", c->line);
 	expect_refused(args, line);

@@ -138,8 +138,9 @@ rx_free_all(struct sirq_lcore *lc, uint16_t port, uint16_t queue,
 	(void)lc;
 	(void)port;
 	(void)queue;
-	(void)arg;
 	rte_pktmbuf_free_bulk(pkts, n);
+	if (arg != NULL)
+		__atomic_fetch_add((uint64_t *)arg, n, __ATOMIC_RELEASE);
 }
 
 uint64_t

@@ -59,7 +59,10 @@ void telemetry(const char *cmd, char *out, size_t len);
 /* The integer after "key": in a JSON text; fails the test if absent. */
 int64_t json_i64(const char *json, const char *key);
 
-/* An Rx function that frees what it gets: a sink for floods. */
+/*
+ * An Rx function that frees what it gets: a sink for floods. @arg, if not
+ * NULL, is a uint64_t counter of the packets, added to atomically.
+ */
 void rx_free_all(struct sirq_lcore *lc, uint16_t port, uint16_t queue,
 		 struct rte_mbuf **pkts, uint16_t n, void *arg);
 

@@ -283,18 +283,6 @@ Test(lcore_models, pushdown_locked_safe_vector_waits_for_the_bh_lock,
  */
 static uint64_t received;
 
-static void
-drop_rx(struct sirq_lcore *lc, uint16_t port, uint16_t queue,
-	struct rte_mbuf **pkts, uint16_t n, void *arg)
-{
-	(void)lc;
-	(void)port;
-	(void)queue;
-	(void)arg;
-	rte_pktmbuf_free_bulk(pkts, n);
-	__atomic_fetch_add(&received, n, __ATOMIC_RELEASE);
-}
-
 Test(lcore_models, pushdown_flood_runs_net_rx_in_its_thread_and_stops_clean,
      .timeout = 60)
 {
@@ -309,7 +297,7 @@ Test(lcore_models, pushdown_flood_runs_net_rx_in_its_thread_and_stops_clean,
 	conf.params.policy = SIRQ_POLICY_PUSHDOWN;
 	lc = sirq_lcore_create(TEST_LCORE, &conf);
 	cr_assert(lc != NULL);
-	cr_assert_eq(sirq_lcore_add_rx_queue(lc, 0, 0, drop_rx, NULL), 0);
+	cr_assert_eq(sirq_lcore_add_rx_queue(lc, 0, 0, rx_free_all, &received), 0);
 	dispatcher_launch(lc);
 	cr_assert(wait_thread("sirq-net_rx/1", true));
 	cr_assert(wait_for(&received, 100000, WAIT_MS), "the flood never came");

@@ -20,18 +20,6 @@
 
 static uint64_t received;
 
-static void
-drop_rx(struct sirq_lcore *lc, uint16_t port, uint16_t queue,
-	struct rte_mbuf **pkts, uint16_t n, void *arg)
-{
-	(void)lc;
-	(void)port;
-	(void)queue;
-	(void)arg;
-	rte_pktmbuf_free_bulk(pkts, n);
-	__atomic_fetch_add(&received, n, __ATOMIC_RELEASE);
-}
-
 Test(lcore_telemetry, dpdk_telemetry_py_reads_the_counters, .timeout = 60)
 {
 	static char out[65536];
@@ -54,8 +42,8 @@ Test(lcore_telemetry, dpdk_telemetry_py_reads_the_counters, .timeout = 60)
 	sirq_lcore_conf_default(&conf);
 	lc = sirq_lcore_create(TEST_LCORE, &conf);
 	cr_assert(lc != NULL);
-	cr_assert(sirq_lcore_add_rx_queue(lc, (uint16_t)port, 0, drop_rx,
-					  NULL) == 0);
+	cr_assert(sirq_lcore_add_rx_queue(lc, (uint16_t)port, 0, rx_free_all,
+					  &received) == 0);
 	cr_assert(sirq_telemetry_register() == 0);
 	dispatcher_launch(lc);
 
@@ -139,7 +127,7 @@ Test(lcore_telemetry, params_set_changes_the_policy_under_a_flood, .timeout = 60
 	conf.params.policy = SIRQ_POLICY_MAINLINE;
 	lc = sirq_lcore_create(TEST_LCORE, &conf);
 	cr_assert(lc != NULL);
-	cr_assert(sirq_lcore_add_rx_queue(lc, 0, 0, drop_rx, NULL) == 0);
+	cr_assert(sirq_lcore_add_rx_queue(lc, 0, 0, rx_free_all, &received) == 0);
 	vec = sirq_vector_alloc(sirq_lcore_cpu(lc), count_run, &app_runs,
 				"app-peak");
 	cr_assert_geq(vec, (int)SIRQ_NR_KERNEL_VECTORS);
