@@ -513,6 +513,7 @@ lcore_create(unsigned int lcore_id, const struct sirq_lcore_conf *conf)
 	lc->rx.lcore_id = lcore_id;
 	lc->rx.weight = conf->napi_weight;
 	lc->rx.thread_polled = napi_thread_polled;
+	lc->rx.thread_look = lcore_worker_hardirq;
 	lc->rx.thread_polled_arg = lc;
 	ret = sirq_rx_init(&lc->rx, conf->netdev_budget,
 			   conf->netdev_budget_us);

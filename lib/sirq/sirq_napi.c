@@ -587,7 +587,10 @@ napi_thread_main(void *arg)
 			bool repoll;
 
 			sirq_bh_disable(rx->cpu);
+			if (rx->thread_look != NULL)
+				rx->thread_look(rx->thread_polled_arg);
 			repoll = sirq_napi_threaded_poll(&rx->sd, idx);
+			/* Runs what the look and the poll raised (TIMER, NET_TX). */
 			sirq_bh_enable(rx->cpu);
 			rx->thread_polled(rx->thread_polled_arg);
 			/* A stop ends a context that always has work too. */

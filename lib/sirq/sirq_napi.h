@@ -127,6 +127,13 @@ struct sirq_rx {
 	 * lcore sets it; NAPI knows nothing of how the dispatcher sleeps.
 	 */
 	void (*thread_polled)(void *arg);
+	/*
+	 * Called by a NAPI thread with the lock held, before each poll: the
+	 * "interrupts" that fire meanwhile (the timer, the queues), which a
+	 * thread polling round after round would otherwise keep everyone
+	 * from looking at. Optional; the same argument.
+	 */
+	void (*thread_look)(void *arg);
 	void *thread_polled_arg;
 	struct sirq_napi napi[SIRQ_LCORE_MAX_NAPI];
 };
