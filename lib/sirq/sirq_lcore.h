@@ -493,7 +493,7 @@ int sirq_lcore_set_params(struct sirq_lcore *lc,
 /**
  * The scheduling class and priority of a softirq thread of the execution
  * models (SIRQ_POLICY_RT's ktimers/N, SIRQ_POLICY_PUSHDOWN's
- * sirq-<vector>/N), named by its lead vector: the vector under pushdown,
+ * sirq-VECTOR/N), named by its lead vector: the vector under pushdown,
  * SIRQ_TIMER for ktimers. By default ktimers is SCHED_FIFO 1 (the lowest,
  * as Linux 6.13 has it) and the pushdown threads SCHED_OTHER. Applied now
  * to a running thread, and at every start of the thread after. A
