@@ -535,8 +535,7 @@ mark_pending(struct sirq_cpu *cpu, unsigned int vec, bool kick)
 	 * rt: a NIC interrupt's raise, pending already or not, has its irq
 	 * thread run the pass; the repoll of a pass (serving) has not.
 	 */
-	if (sirq_unlikely(cpu->params.policy == SIRQ_POLICY_RT) &&
-	    (SIRQ_BIT(vec) & SIRQ_RT_IRQ_THREAD_MASK) != 0 &&
+	if (sirq_unlikely(cpu->policy->irq_raise_mask & SIRQ_BIT(vec)) &&
 	    !__atomic_load_n(&cpu->serving, __ATOMIC_RELAXED))
 		__atomic_fetch_or(&cpu->irq_raised, SIRQ_BIT(vec),
 				  __ATOMIC_RELAXED);
@@ -901,7 +900,8 @@ irq_exit_locked(struct sirq_cpu *cpu)
 		return SIRQ_IRQ_EXIT_IDLE;
 	res = run_or_defer(cpu, pending, true);
 	/* This "interrupt"'s raises are decided on (rt_would_defer()). */
-	__atomic_store_n(&cpu->irq_raised, 0, __ATOMIC_RELAXED);
+	if (cpu->policy->irq_raise_mask != 0)
+		__atomic_store_n(&cpu->irq_raised, 0, __ATOMIC_RELAXED);
 	if (res == SIRQ_IRQ_EXIT_DEFERRED)
 		sirq_stat_add(&cpu->stats.deferred_to_worker, 1);
 	return res;

@@ -114,7 +114,8 @@ lcore_lock_wait(void *ctx, uintptr_t holder)
 				w = &lc->sthread[t];
 		}
 	}
-	if (w != NULL && sirq_exec_lock_owner(lc->cpu) == holder)
+	/* Lent only while it still holds the lock (sirqd_lend()). */
+	if (w != NULL)
 		sirqd_lend(w, policy, sp.sched_priority);
 }
 

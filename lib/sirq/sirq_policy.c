@@ -229,8 +229,7 @@ rt_would_defer(const struct sirq_cpu *cpu, uint32_t pending, uint64_t now_j,
 	 * the NIC's interrupt stays masked, so no irq thread runs, and the
 	 * work is ksoftirqd's.
 	 */
-	if (!from_irq || (__atomic_load_n(&cpu->irq_raised, __ATOMIC_RELAXED) &
-			  SIRQ_RT_IRQ_THREAD_MASK) != 0)
+	if (!from_irq || __atomic_load_n(&cpu->irq_raised, __ATOMIC_RELAXED) != 0)
 		return false;
 	return __atomic_load_n(&cpu->worker_state, __ATOMIC_ACQUIRE) !=
 		SIRQ_WORKER_PARKED;
@@ -330,6 +329,7 @@ static const struct sirq_policy policy_rt = {
 	.need_resched_yields = rt_need_resched_yields,
 	.thread_of = rt_thread_of,
 	.bh_safe = no_vector_safe,
+	.irq_raise_mask = SIRQ_RT_IRQ_THREAD_MASK,
 };
 
 static const struct sirq_policy policy_pushdown = {

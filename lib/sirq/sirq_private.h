@@ -83,10 +83,10 @@ struct sirq_cpu {
 	/* A pass of the loop is running on the lock owner (in_serving_softirq). */
 	bool serving;
 	/*
-	 * SIRQ_POLICY_RT: NET_RX or NET_TX raised outside a pass since the
-	 * last irq_exit(), by a "hardirq" (the NIC's interrupt, whose
-	 * threaded handler runs the pass); a handler's own raise (NAPI's
-	 * repoll) is not one. Consumed by irq_exit().
+	 * The policy's irq_raise_mask vectors raised outside a pass since
+	 * the last irq_exit(), by a "hardirq" (under rt the NIC's interrupt,
+	 * whose threaded handler runs the pass); a handler's own raise
+	 * (NAPI's repoll) is not one. Consumed by irq_exit().
 	 */
 	uint32_t irq_raised;
 	/*
@@ -160,6 +160,12 @@ struct sirq_policy {
 	int (*thread_of)(unsigned int vec);
 	/* Vectors that run without the BH lock in their thread, of @safe. */
 	uint32_t (*bh_safe)(uint32_t safe);
+	/*
+	 * Vectors whose raise outside a pass is noted in irq_raised for
+	 * would_defer() (SIRQ_POLICY_RT: the interrupt's own NET_RX/NET_TX
+	 * put its irq thread in a pass); 0 for the others.
+	 */
+	uint32_t irq_raise_mask;
 	/* Optional: a pass ended with work left, for @why, at @now_j. */
 	void (*work_left)(struct sirq_cpu *cpu, enum sirq_exit why,
 			  uint64_t now_j);

@@ -144,6 +144,32 @@ thread_cpu_ns(clockid_t clock)
 }
 
 /*
+ * Lend @w @policy and @priority while it holds the execution lock as
+ * @token; given back after its run (give_back_priority()). 0, or the
+ * error of pthread_setschedparam() (nothing lent).
+ */
+static int
+lend(struct sirqd *w, uintptr_t token, int policy, int priority)
+{
+	struct sched_param sp = { .sched_priority = priority };
+	int ret = 0;
+
+	pthread_mutex_lock(&w->pi_lock);
+	__atomic_store_n(&w->pi_lent, 1, __ATOMIC_SEQ_CST);
+	if (token == 0 || sirq_exec_lock_owner(w->cpu) != token) {
+		__atomic_store_n(&w->pi_lent, 0, __ATOMIC_RELAXED);
+	} else {
+		ret = pthread_setschedparam(w->thread_id, policy, &sp);
+		if (ret == 0)
+			sirq_stat_add_atomic(&w->stats->worker_pi_boosts, 1);
+		else
+			__atomic_store_n(&w->pi_lent, 0, __ATOMIC_RELAXED);
+	}
+	pthread_mutex_unlock(&w->pi_lock);
+	return ret;
+}
+
+/*
  * The dispatcher found the lock taken. If sirqd holds it and has not run
  * since the dispatcher's last look, the scheduler preempted it inside a
  * pass: lend it SCHED_FIFO so that the pass ends now, if the dispatcher
@@ -159,7 +185,6 @@ sirqd_lock_busy(struct sirqd *w)
 {
 	/* sirq_lcore_set_params() may change it from another thread. */
 	int prio = __atomic_load_n(&w->pi_priority, __ATOMIC_RELAXED);
-	struct sched_param sp = { .sched_priority = prio };
 	uintptr_t token = __atomic_load_n(&w->token, __ATOMIC_ACQUIRE);
 	uint64_t cpu_ns;
 	int ret;
@@ -183,23 +208,13 @@ sirqd_lock_busy(struct sirqd *w)
 	 * look, its own check after the unlock sees the loan (both sides
 	 * store, then load, sequentially consistent) and gives it back.
 	 */
-	pthread_mutex_lock(&w->pi_lock);
-	__atomic_store_n(&w->pi_lent, 1, __ATOMIC_SEQ_CST);
-	if (sirq_exec_lock_owner(w->cpu) != token) {
-		__atomic_store_n(&w->pi_lent, 0, __ATOMIC_RELAXED);
-	} else {
-		ret = pthread_setschedparam(w->thread_id, SCHED_FIFO, &sp);
-		if (ret == 0) {
-			sirq_stat_add(&w->stats->worker_pi_boosts, 1);
-		} else {
-			SIRQ_LOG(WARNING,
-				 "sirqd/%u: SCHED_FIFO %d refused (%s): a preempted pass keeps the dispatcher waiting",
-				 w->lcore_id, prio, strerror(ret));
-			__atomic_store_n(&w->pi_priority, 0, __ATOMIC_RELAXED);
-			__atomic_store_n(&w->pi_lent, 0, __ATOMIC_RELAXED);
-		}
+	ret = lend(w, token, SCHED_FIFO, prio);
+	if (ret != 0) {
+		SIRQ_LOG(WARNING,
+			 "sirqd/%u: SCHED_FIFO %d refused (%s): a preempted pass keeps the dispatcher waiting",
+			 w->lcore_id, prio, strerror(ret));
+		__atomic_store_n(&w->pi_priority, 0, __ATOMIC_RELAXED);
 	}
-	pthread_mutex_unlock(&w->pi_lock);
 }
 
 /* sirqd, after every sirq_worker_run(): back to SCHED_OTHER if lent. */
@@ -228,20 +243,10 @@ give_back_priority(struct sirqd *w)
 void
 sirqd_lend(struct sirqd *w, int policy, int priority)
 {
-	struct sched_param sp = { .sched_priority = priority };
-	int ret;
-
 	if ((policy != SCHED_FIFO && policy != SCHED_RR) ||
 	    (w->sched_policy != SCHED_OTHER && w->sched_priority >= priority))
 		return;
-	pthread_mutex_lock(&w->pi_lock);
-	__atomic_store_n(&w->pi_lent, 1, __ATOMIC_SEQ_CST);
-	ret = pthread_setschedparam(w->thread_id, policy, &sp);
-	if (ret == 0)
-		sirq_stat_add_atomic(&w->stats->worker_pi_boosts, 1);
-	else
-		__atomic_store_n(&w->pi_lent, 0, __ATOMIC_RELAXED);
-	pthread_mutex_unlock(&w->pi_lock);
+	lend(w, __atomic_load_n(&w->token, __ATOMIC_ACQUIRE), policy, priority);
 }
 
 /*
