@@ -110,6 +110,14 @@ caller_in_task(void *ctx)
 	return __atomic_load_n(&h->in_task, __ATOMIC_RELAXED);
 }
 
+static int
+caller_remote(void *ctx)
+{
+	const struct harness *h = ctx;
+
+	return __atomic_load_n(&h->remote_caller, __ATOMIC_RELAXED);
+}
+
 void
 clock_set(struct harness *h, uint64_t ns)
 {
@@ -158,6 +166,7 @@ harness_init_params(struct harness *h, const struct sirq_params *p,
 	conf.ops.need_resched = app_need_resched;
 	conf.ops.worker_need_resched = sched_marks_worker;
 	conf.ops.in_task = caller_in_task;
+	conf.ops.remote_caller = caller_remote;
 	conf.ops.kick = count_kick;
 	conf.ops.worker_hardirq = count_hardirq_look;
 	conf.ops.ctx = h;

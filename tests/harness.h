@@ -84,6 +84,7 @@ struct harness {
 	bool app_wants_cpu;		/* what ops.need_resched answers */
 	bool sched_marks_worker;	/* what ops.worker_need_resched answers */
 	bool in_task;			/* what ops.in_task answers */
+	int remote_caller;		/* what ops.remote_caller answers */
 	/*
 	 * Called once, from inside the next read of the fake clock: lets a
 	 * test land an event (a raise) at an exact point inside the engine.

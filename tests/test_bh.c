@@ -300,3 +300,86 @@ Test(bh, unmatched_enable_inside_a_handler_leaves_bh_disable_working)
 	cr_assert(eq(uint, rx->runs, 1));
 	harness_fini(&h);
 }
+
+/*
+ * Only a CPU's own tasks take its bottom halves. A thread on another CPU
+ * while the CPU runs (ops.remote_caller: -EXDEV) gets nothing, and the
+ * dispatcher runs on as if it had not asked.
+ */
+Test(bh, another_cpus_thread_is_refused_while_the_cpu_runs)
+{
+	struct sirq_params p;
+	struct harness h;
+	struct probe *rx;
+
+	harness_init(&h, SIRQ_POLICY_MAINLINE);
+	rx = probe_register(&h, SIRQ_NET_RX);
+	h.remote_caller = -EXDEV;
+
+	cr_assert(eq(int, sirq_bh_disable(h.cpu), -EXDEV));
+	cr_assert(eq(int, sirq_bh_enable(h.cpu), -EPERM), "nothing to enable");
+	p = harness_params(SIRQ_POLICY_KSOFTIRQD);
+	cr_assert(eq(int, sirq_cpu_set_params(h.cpu, &p), -EXDEV));
+	cr_assert(eq(int, sirq_cpu_conf(h.cpu)->params.policy,
+		     SIRQ_POLICY_MAINLINE), "changed all the same");
+	cr_assert(eq(u64, stats(&h)->remote_refused, 2));
+
+	sirq_raise(h.cpu, SIRQ_NET_RX);
+	cr_assert(eq(int, sirq_irq_exit(h.cpu), SIRQ_IRQ_EXIT_RAN));
+	cr_assert(eq(uint, rx->runs, 1));
+	cr_assert(eq(u64, stats(&h)->remote_hold.samples, 0));
+	harness_fini(&h);
+}
+
+/*
+ * A thread on another CPU that took the lock while the CPU was not
+ * running (ops.remote_caller: 1) and keeps it: the dispatcher's looks
+ * find the lock busy from 0 ms, at 3 ms and 5 ms, and get it at 5 ms
+ * once the thread let go. remote_hold records one episode of exactly
+ * 5 ms; a holder of the CPU's own records none.
+ */
+Test(bh, a_remote_holder_is_counted_from_the_first_busy_look_to_the_lock_at_5ms)
+{
+	struct bh_thread bt = { .disable = true };
+	struct harness h;
+	pthread_t thr;
+
+	harness_init(&h, SIRQ_POLICY_MAINLINE);
+	probe_register(&h, SIRQ_NET_RX);
+	h.remote_caller = 1;
+	bt.cpu = h.cpu;
+	cr_assert(eq(int, pthread_create(&thr, NULL, bh_thread_main, &bt), 0));
+	cr_assert(wait_flag(&bt.held, SEC(10)));
+	h.remote_caller = 0;
+
+	sirq_raise(h.cpu, SIRQ_NET_RX);
+	cr_assert(eq(int, sirq_irq_exit(h.cpu), SIRQ_IRQ_EXIT_BUSY));
+	clock_advance(&h, MS(3));
+	cr_assert(eq(int, sirq_irq_exit(h.cpu), SIRQ_IRQ_EXIT_BUSY));
+	clock_advance(&h, MS(2));
+	__atomic_store_n(&bt.release, 1, __ATOMIC_RELEASE);
+	cr_assert(eq(int, pthread_join(thr, NULL), 0));
+	cr_assert(eq(int, bt.enable_ret, 0));
+	sirq_raise(h.cpu, SIRQ_NET_RX);
+	cr_assert(eq(int, sirq_irq_exit(h.cpu), SIRQ_IRQ_EXIT_RAN));
+
+	stats(&h);
+	cr_assert(eq(u64, h.st.remote_hold.samples, 1));
+	cr_assert(eq(u64, h.st.remote_hold.max_ns, MS(5)));
+	cr_assert(eq(u64, h.st.remote_hold.sum_ns, MS(5)));
+	cr_assert(eq(u64, h.st.remote_refused, 0));
+
+	/* The CPU's own holder: busy, not counted. */
+	bt = (struct bh_thread){ .disable = true, .cpu = h.cpu };
+	cr_assert(eq(int, pthread_create(&thr, NULL, bh_thread_main, &bt), 0));
+	cr_assert(wait_flag(&bt.held, SEC(10)));
+	sirq_raise(h.cpu, SIRQ_NET_RX);
+	cr_assert(eq(int, sirq_irq_exit(h.cpu), SIRQ_IRQ_EXIT_BUSY));
+	clock_advance(&h, MS(20));
+	__atomic_store_n(&bt.release, 1, __ATOMIC_RELEASE);
+	cr_assert(eq(int, pthread_join(thr, NULL), 0));
+	sirq_irq_exit(h.cpu);
+	cr_assert(eq(u64, stats(&h)->remote_hold.samples, 1));
+	cr_assert(eq(u64, h.st.remote_hold.max_ns, MS(5)));
+	harness_fini(&h);
+}

@@ -355,6 +355,69 @@ exec_unlock(struct sirq_cpu *cpu)
 	__atomic_store_n(&cpu->lock_owner, 0, __ATOMIC_RELEASE);
 }
 
+/*
+ * The lock for a section of a thread that does not hold it yet
+ * (sirq_bh_disable(), sirq_cpu_set_params()). Only a CPU's own tasks
+ * wait for its bottom halves, as in the kernel: a thread on another CPU
+ * is refused while this one runs (ops.remote_caller), since a nice-19
+ * control thread beside a busy loop, slow to be scheduled, stopped a
+ * flooded lcore for 4 s when it could wait for or hold the lock. One
+ * that takes it while the CPU does not run is marked: work waiting
+ * behind it later is counted (remote_hold_look()).
+ */
+static int
+section_lock(struct sirq_cpu *cpu)
+{
+	int remote = cpu->ops.remote_caller != NULL ?
+		cpu->ops.remote_caller(cpu->ops.ctx) : 0;
+
+	if (sirq_unlikely(remote < 0)) {
+		sirq_stat_add(&cpu->stats.remote_refused, 1);
+		return remote;
+	}
+	if (remote > 0)
+		__atomic_fetch_add(&cpu->remote_claims, 1, __ATOMIC_SEQ_CST);
+	exec_lock(cpu);
+	cpu->holder_remote = remote > 0;
+	return 0;
+}
+
+static inline void
+section_unlock(struct sirq_cpu *cpu)
+{
+	if (sirq_unlikely(cpu->holder_remote)) {
+		cpu->holder_remote = false;
+		__atomic_fetch_sub(&cpu->remote_claims, 1, __ATOMIC_RELEASE);
+	}
+	exec_unlock(cpu);
+}
+
+/*
+ * The dispatcher's look, lock busy or free: an episode in which the CPU
+ * could neither run its pending work nor look for more because another
+ * CPU's thread held or waited for the lock (stats.remote_hold) opens at
+ * the first look that sees one and closes at the first that does not.
+ * A look is the fetch on PMDs without descriptor status: behind the
+ * lock, the NIC's packets are not even pending yet.
+ */
+static void
+remote_hold_look(struct sirq_cpu *cpu, bool busy)
+{
+	bool held = busy && __atomic_load_n(&cpu->remote_claims,
+					    __ATOMIC_ACQUIRE) != 0;
+	uint64_t now;
+
+	if (held == (cpu->remote_since != 0))
+		return;
+	now = sirq_now(cpu);
+	if (held) {
+		cpu->remote_since = now != 0 ? now : 1;
+		return;
+	}
+	record_hist(cpu, &cpu->stats.remote_hold, now - cpu->remote_since);
+	cpu->remote_since = 0;
+}
+
 /* For the tasklets: the lock around an unsafe tasklet in a thread. */
 void
 sirq_exec_lock(struct sirq_cpu *cpu)
@@ -377,13 +440,17 @@ sirq_cpu_set_params(struct sirq_cpu *cpu, const struct sirq_params *p)
 	if (cpu == NULL || sirq_params_check(p) != 0)
 		return -EINVAL;
 	mine = sirq_exec_lock_is_mine(cpu);
-	if (!mine)
-		exec_lock(cpu);
+	if (!mine) {
+		int ret = section_lock(cpu);
+
+		if (ret != 0)
+			return ret;
+	}
 	apply_params(cpu, p);
 	cpu->conf.params = *p;
 	if (mine)
 		return 0;
-	exec_unlock(cpu);
+	section_unlock(cpu);
 	/* A pass may have handed work over to this wait: the dispatcher's. */
 	if (local_pending(cpu) != 0 && cpu->ops.kick != NULL)
 		cpu->ops.kick(cpu->ops.ctx);
@@ -847,8 +914,11 @@ sirq_irq_enter(struct sirq_cpu *cpu)
 		return true;	/* bottom halves off here: handlers wait anyway */
 	if (!exec_trylock(cpu)) {
 		sirq_stat_add(&cpu->stats.lock_busy, 1);
+		remote_hold_look(cpu, true);
 		return false;
 	}
+	if (sirq_unlikely(cpu->remote_since != 0))
+		remote_hold_look(cpu, false);
 	cpu->hardirq = true;
 	return true;
 }
@@ -923,12 +993,18 @@ sirq_irq_exit(struct sirq_cpu *cpu)
 		exec_unlock(cpu);
 		return res;
 	}
-	if (sirq_likely(local_pending(cpu) == 0))
+	if (sirq_likely(local_pending(cpu) == 0)) {
+		if (sirq_unlikely(cpu->remote_since != 0))
+			remote_hold_look(cpu, sirq_exec_lock_owner(cpu) != 0);
 		return SIRQ_IRQ_EXIT_IDLE;
+	}
 	if (!exec_trylock(cpu)) {
 		sirq_stat_add(&cpu->stats.lock_busy, 1);
+		remote_hold_look(cpu, true);
 		return SIRQ_IRQ_EXIT_BUSY;
 	}
+	if (sirq_unlikely(cpu->remote_since != 0))
+		remote_hold_look(cpu, false);
 	res = irq_exit_locked(cpu);
 	exec_unlock(cpu);
 	return res;
@@ -1357,14 +1433,19 @@ sirq_thread_run(struct sirq_cpu *cpu, unsigned int thread)
 	return SIRQ_WORKER_SLEEP;
 }
 
-void
+int
 sirq_bh_disable(struct sirq_cpu *cpu)
 {
 	if (cpu == NULL)
-		return;
-	if (!sirq_exec_lock_is_mine(cpu))
-		exec_lock(cpu);
+		return -EINVAL;
+	if (!sirq_exec_lock_is_mine(cpu)) {
+		int ret = section_lock(cpu);
+
+		if (ret != 0)
+			return ret;
+	}
 	cpu->bh_depth++;
+	return 0;
 }
 
 int
@@ -1389,7 +1470,7 @@ sirq_bh_enable(struct sirq_cpu *cpu)
 	local = cpu->ops.is_local == NULL || cpu->ops.is_local(cpu->ops.ctx);
 	if (pending != 0 && local)
 		run_or_defer(cpu, pending, false);
-	exec_unlock(cpu);
+	section_unlock(cpu);
 	if (pending != 0 && !local && cpu->ops.kick != NULL)
 		cpu->ops.kick(cpu->ops.ctx);
 	return 0;

@@ -32,7 +32,11 @@
  * gets it at the holder's next vector boundary: a pass that sees a waiter
  * ends there and hands the lock over, and waiters get it in the order
  * they came, as PREEMPT_RT's per-CPU BH lock does. So such a wait lasts
- * at most one handler run.
+ * at most one handler run. Only a CPU's own tasks take or wait for its
+ * lock, as in the kernel: a thread on another CPU (ops.remote_caller) is
+ * refused with -EXDEV, so that its scheduling can never stop the CPU;
+ * it asks the CPU to do the work instead (on a DPDK lcore,
+ * sirq_lcore_call()) or uses RCU.
  *
  * Every function's comment has a "Context:" line, as kernel-doc has:
  * from which threads it may be called and what it may wait for.
@@ -251,6 +255,21 @@ struct sirq_ops {
 	 * or from another CPU's thread (the kernel's IPI) and kicks.
 	 */
 	bool (*in_task)(void *ctx);
+	/**
+	 * Optional: is the calling thread, which does not hold the
+	 * execution lock, on another CPU (not one of the CPU's own threads,
+	 * and free to run elsewhere)? Only a CPU's own tasks wait for its
+	 * bottom halves: a waiter or holder that another CPU's scheduler
+	 * keeps off its CPU would stop this one for as long. Returns 0 for
+	 * the CPU's own threads; 1 for another CPU's thread while this
+	 * CPU's softirq context does not run (before a DPDK lcore's launch:
+	 * it may take the lock, and is counted in stats.remote_hold if work
+	 * waits behind it); -EXDEV for another CPU's thread while it runs:
+	 * sirq_bh_disable() and sirq_cpu_set_params() refuse it. Called
+	 * outside the hot path; may make a system call. NULL: every thread
+	 * is the CPU's own.
+	 */
+	int (*remote_caller)(void *ctx);
 	void *ctx;			/**< argument of every callback */
 };
 
@@ -397,6 +416,22 @@ struct sirq_stats {
 	 * check off the hot path's cost).
 	 */
 	uint64_t lock_wait_runs_max;
+	/**
+	 * Episodes in which the CPU's work waited, pending or not yet
+	 * fetched, because its execution lock was held by, or reserved
+	 * for, a thread on another CPU (ops.remote_caller): from the
+	 * dispatcher's first look that found the lock so taken to its
+	 * first look that got the lock or found no such claim. Such threads are refused while
+	 * the CPU runs, so this stays empty unless one took the lock before
+	 * (a section opened before the launch); a bound on it is the bound
+	 * on how long another CPU's thread stopped this one.
+	 */
+	struct sirq_latency remote_hold;
+	/**
+	 * sirq_bh_disable() and sirq_cpu_set_params() calls refused with
+	 * -EXDEV: the caller was a thread on another CPU.
+	 */
+	uint64_t remote_refused;
 };
 
 /**
@@ -667,16 +702,18 @@ const struct sirq_cpu_conf *sirq_cpu_conf(const struct sirq_cpu *cpu);
  * Change policy and parameters of a live CPU. The change is made under
  * the execution lock, so the next pass obeys it; open deferral windows
  * are closed. On a DPDK lcore, sirq_lcore_set_params() changes these
- * and the binding's parameters together.
+ * and the binding's parameters together, from any thread.
  *
- * Context: any thread, including a handler of @p cpu and a bottom-half
- * section on it (no wait there); elsewhere it waits for the execution
- * lock, at most until the holder's next vector boundary (one handler
- * run).
+ * Context: a thread of @p cpu's own (ops.remote_caller false), including a
+ * handler of @p cpu and a bottom-half section on it (no wait there);
+ * elsewhere it waits for the execution lock, at most until the holder's
+ * next vector boundary (one handler run).
  *
  * @param cpu  the CPU.
  * @param p    the new parameters; copied.
- * @return 0, or -EINVAL for NULL or bad parameters (nothing changed).
+ * @return 0; -EINVAL for NULL or bad parameters (nothing changed);
+ *   -EXDEV from a thread on another CPU (ops.remote_caller; nothing
+ *   changed, nothing waited for).
  */
 int sirq_cpu_set_params(struct sirq_cpu *cpu, const struct sirq_params *p);
 
@@ -1044,19 +1081,29 @@ enum sirq_worker_state sirq_thread_state(const struct sirq_cpu *cpu,
 /**
  * Disable bottom halves on @p cpu for the calling thread
  * (local_bh_disable()): take the CPU's execution lock, so that no handler
- * of @p cpu runs until the matching sirq_bh_enable(). Nests. Code that
- * shares per-CPU state with the handlers (on a DPDK lcore: its mempool
- * cache, its rte_timer list) uses it around that state.
+ * of @p cpu runs until the matching sirq_bh_enable(). Nests. Code on
+ * the CPU that shares per-CPU state with the handlers (on a DPDK lcore:
+ * its mempool cache, its rte_timer list) uses it around that state.
  *
- * Context: any thread, including a handler of @p cpu and a section
- * already disabled (no wait there). Elsewhere it waits for the
- * execution lock, at most until the holder's next vector boundary (one
- * handler run): a pass that sees a waiter hands the lock over there, and
- * waiters get it in the order they came.
+ * As local_bh_disable() in the kernel, it is for the CPU's own tasks:
+ * a thread on another CPU (ops.remote_caller: on a DPDK lcore, a thread not
+ * pinned to the lcore's CPUs while the lcore runs) is refused, because
+ * a section there lasts as long as that thread's scheduler wants, and
+ * the CPU's handlers would wait for it. Such a thread asks the CPU to
+ * do the work (sirq_lcore_call()) or uses RCU for tables.
  *
- * @param cpu  the CPU; NULL does nothing.
+ * Context: a thread of @p cpu's own, including a handler of @p cpu and
+ * a section already disabled (no wait there). Elsewhere it waits for
+ * the execution lock, at most until the holder's next vector boundary
+ * (one handler run): a pass that sees a waiter hands the lock over
+ * there, and waiters get it in the order they came.
+ *
+ * @param cpu  the CPU.
+ * @return 0 with bottom halves off; -EXDEV from a thread on another
+ *   CPU (nothing taken: its sirq_bh_enable() returns -EPERM; counted in
+ *   remote_refused); -EINVAL for a NULL @p cpu.
  */
-void sirq_bh_disable(struct sirq_cpu *cpu);
+int sirq_bh_disable(struct sirq_cpu *cpu);
 
 /**
  * Re-enable bottom halves (local_bh_enable()). The outermost enable runs

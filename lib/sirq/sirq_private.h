@@ -96,6 +96,17 @@ struct sirq_cpu {
 	 */
 	uint32_t lock_next;
 	uint32_t lock_served;
+	/*
+	 * Threads on another CPU (ops.remote_caller) holding or waiting for
+	 * the lock: none while the CPU runs, which refuses them; one that
+	 * took the lock before stops the CPU for as long as it keeps it,
+	 * and the dispatcher counts that time (stats.remote_hold) from
+	 * remote_since, its first look that found the lock so taken.
+	 * holder_remote: the holder is one of them (its unlock drops it).
+	 */
+	uint32_t remote_claims;
+	bool holder_remote;
+	uint64_t remote_since;
 
 	/* The policy's own state (struct sirq_policy's hooks own it). */
 	union {
