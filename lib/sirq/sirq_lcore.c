@@ -160,6 +160,53 @@ lcore_in_task(void *ctx)
 	return where >= 0 && CPU_ISSET(where, &cpus);
 }
 
+/*
+ * Only the lcore's own tasks take or wait for its bottom halves: its
+ * threads (dispatcher, sirqd, softirq and NAPI threads run as the
+ * lcore), and threads pinned within its CPUs, which the scheduler runs
+ * beside the dispatcher as the kernel runs a CPU's tasks. Any other
+ * thread is another CPU's: refused while the lcore runs, counted if it
+ * takes the lock before (struct sirq_ops, remote_caller).
+ */
+static int
+lcore_remote_caller(void *ctx)
+{
+	struct sirq_lcore *lc = ctx;
+	rte_cpuset_t mine, cpus, both;
+
+	if (rte_lcore_id() == lc->lcore_id)
+		return 0;
+	if (pthread_getaffinity_np(pthread_self(), sizeof(mine), &mine) == 0) {
+		cpus = rte_lcore_cpuset(lc->lcore_id);
+		CPU_AND(&both, &mine, &cpus);
+		if (CPU_EQUAL(&both, &mine))
+			return 0;
+	}
+	return sirq_calls_running(&lc->calls) ? -EXDEV : 1;
+}
+
+/*
+ * No registry lock: telemetry commands hold it while they change
+ * settings through a remote call. An entry freed meanwhile is DPDK heap
+ * memory still mapped, and a lock freed with it is not ours.
+ */
+bool
+sirq_lcore_caller_is_softirq(void)
+{
+	unsigned int self = rte_lcore_id(), i;
+	struct sirq_lcore *lc;
+
+	if (self < RTE_MAX_LCORE &&
+	    __atomic_load_n(&lcores[self], __ATOMIC_ACQUIRE) != NULL)
+		return true;
+	for (i = 0; i < RTE_MAX_LCORE; i++) {
+		lc = __atomic_load_n(&lcores[i], __ATOMIC_ACQUIRE);
+		if (lc != NULL && sirq_exec_lock_is_mine(lc->cpu))
+			return true;
+	}
+	return false;
+}
+
 static bool
 lcore_need_resched(void *ctx)
 {
@@ -261,6 +308,9 @@ check_conf(unsigned int lcore_id, const struct sirq_lcore_conf *c)
 		    " ns, threaded %u (a deferral needs its timeout; timeouts up to 1 s; threaded 0 disabled, 1 enabled, 2 busy-poll)",
 		    c->napi.defer_hard_irqs, c->napi.gro_flush_timeout_ns,
 		    c->napi.irq_suspend_timeout_ns, c->napi.threaded);
+	if (c->qsbr != NULL && c->napi.threaded != SIRQ_NAPI_THREADED_DISABLED)
+		BAD("NAPI threaded %s with conf.qsbr: a NAPI thread reports no quiescent state",
+		    sirq_napi_threaded_name(c->napi.threaded));
 	return 0;
 #undef BAD
 }
@@ -292,9 +342,41 @@ sirq_lcore_params_why_invalid(const struct sirq_lcore *lc,
 				  buf, len);
 }
 
+/* On the lcore, with its lock held (sirq_lcore_call()). */
+static int
+params_apply(struct sirq_lcore *lc, void *arg)
+{
+	const struct sirq_lcore_params *p = arg;
+	int ret;
+
+	ret = sirq_cpu_set_params(lc->cpu, &p->engine);
+	if (ret == 0)
+		ret = sirq_softnet_set_limits(&lc->rx.sd, p->netdev_budget,
+					      p->netdev_budget_us,
+					      p->napi_weight);
+	if (ret != 0)
+		return ret;
+	lc->conf.params = p->engine;
+	lc->rx.weight = p->napi_weight;
+	__atomic_store_n(&lc->conf.napi_weight, p->napi_weight,
+			 __ATOMIC_RELAXED);
+	__atomic_store_n(&lc->conf.netdev_budget, p->netdev_budget,
+			 __ATOMIC_RELAXED);
+	__atomic_store_n(&lc->conf.netdev_budget_us, p->netdev_budget_us,
+			 __ATOMIC_RELAXED);
+	__atomic_store_n(&lc->conf.irq_tick_us, p->irq_tick_us,
+			 __ATOMIC_RELAXED);
+	__atomic_store_n(&lc->conf.worker_boost_priority,
+			 p->worker_boost_priority, __ATOMIC_RELAXED);
+	__atomic_store_n(&lc->worker.pi_priority, p->worker_boost_priority,
+			 __ATOMIC_RELAXED);
+	return 0;
+}
+
 int
 sirq_lcore_set_params(struct sirq_lcore *lc, const struct sirq_lcore_params *p)
 {
+	struct sirq_lcore_params np;
 	char why[128];
 	int ret;
 
@@ -310,32 +392,14 @@ sirq_lcore_set_params(struct sirq_lcore *lc, const struct sirq_lcore_params *p)
 		return -EINVAL;
 	}
 	/*
-	 * One bottom-half section: no pass runs with half of them. A pass
-	 * running now hands the lock over at its next vector boundary.
+	 * Applied on the lcore, between two handlers: no pass runs with half
+	 * of them, and this thread's scheduling delays only this thread.
 	 */
-	sirq_bh_disable(lc->cpu);
-	ret = sirq_cpu_set_params(lc->cpu, &p->engine);
-	if (ret == 0)
-		ret = sirq_softnet_set_limits(&lc->rx.sd, p->netdev_budget,
-					      p->netdev_budget_us,
-					      p->napi_weight);
-	if (ret == 0) {
-		lc->conf.params = p->engine;
-		lc->rx.weight = p->napi_weight;
-		__atomic_store_n(&lc->conf.napi_weight, p->napi_weight,
-				 __ATOMIC_RELAXED);
-		__atomic_store_n(&lc->conf.netdev_budget, p->netdev_budget,
-				 __ATOMIC_RELAXED);
-		__atomic_store_n(&lc->conf.netdev_budget_us, p->netdev_budget_us,
-				 __ATOMIC_RELAXED);
-		__atomic_store_n(&lc->conf.irq_tick_us, p->irq_tick_us,
-				 __ATOMIC_RELAXED);
-		__atomic_store_n(&lc->conf.worker_boost_priority,
-				 p->worker_boost_priority, __ATOMIC_RELAXED);
-		__atomic_store_n(&lc->worker.pi_priority,
-				 p->worker_boost_priority, __ATOMIC_RELAXED);
-	}
-	sirq_bh_enable(lc->cpu);
+	np = *p;
+	ret = sirq_lcore_call(lc, params_apply, &np);
+	if (ret == -EDEADLK)
+		SIRQ_LOG(ERR, "lcore %u: parameters unchanged: another lcore's handler or thread must not wait for it (sirq_lcore_call_async() does not)",
+			 lc->lcore_id);
 	if (ret == 0) {
 		/* The new model's softirq threads, if the lcore runs. */
 		pthread_mutex_lock(&lc->napi_set_lock);
@@ -416,8 +480,10 @@ lcore_release(struct sirq_lcore *lc)
 	for (unsigned int t = 0; t < SIRQ_MAX_VECTORS; t++)
 		sirqd_fini(&lc->sthread[t]);
 	sirq_irq_fini(&lc->irq);
+	sirq_calls_fini(&lc->calls);
 	rte_free(lc->cpu_mem);
 	pthread_mutex_destroy(&lc->napi_set_lock);
+	pthread_mutex_destroy(&lc->napi_set_serial);
 	rte_free(lc);
 }
 
@@ -469,6 +535,7 @@ lcore_create(unsigned int lcore_id, const struct sirq_lcore_conf *conf)
 	}
 	lc->irq.kick_fd = -1;
 	pthread_mutex_init(&lc->napi_set_lock, NULL);
+	pthread_mutex_init(&lc->napi_set_serial, NULL);
 
 	if (sirq_tsc_ns_mult == 0)
 		sirq_tsc_ns_mult = (uint64_t)(((unsigned __int128)SIRQ_NS_PER_SEC <<
@@ -485,6 +552,7 @@ lcore_create(unsigned int lcore_id, const struct sirq_lcore_conf *conf)
 	cc.ops.worker_hardirq = lcore_worker_hardirq;
 	cc.ops.is_local = lcore_is_local;
 	cc.ops.in_task = lcore_in_task;
+	cc.ops.remote_caller = lcore_remote_caller;
 	cc.ops.need_resched = conf->need_resched_fn != NULL ?
 		lcore_need_resched : NULL;
 	cc.ops.ctx = lc;
@@ -496,8 +564,10 @@ lcore_create(unsigned int lcore_id, const struct sirq_lcore_conf *conf)
 		goto fail;
 	}
 
-	ret = sirqd_init(&lc->worker, lc->cpu, &lc->stats, lcore_id, socket,
-			 conf);
+	ret = sirq_calls_init(&lc->calls, lcore_id, socket);
+	if (ret == 0)
+		ret = sirqd_init(&lc->worker, lc->cpu, &lc->stats, lcore_id,
+				 socket, conf);
 	if (ret == 0)
 		ret = sirq_irq_init(&lc->irq, lcore_id,
 				    conf->mode == SIRQ_MODE_IRQ, conf->qsbr,
@@ -616,7 +686,7 @@ sirq_lcore_add_rx_queue(struct sirq_lcore *lc, uint16_t port, uint16_t queue,
 	ret = sirq_rx_add_queue(&lc->rx, port, queue, fn, arg);
 	if (ret == 0)
 		ret = sirq_rx_napi_set(&lc->rx, (uint16_t)(lc->rx.nb_napi - 1),
-				       &lc->conf.napi, false);
+				       &lc->conf.napi);
 	return ret;
 }
 
@@ -760,6 +830,7 @@ lcore_worker_hardirq(void *ctx)
 	unsigned int fired;
 
 	fired = sirq_hardirq_rx_desc(&lc->rx);
+	sirq_calls_run(lc, &lc->calls);
 	hardirq_locked(lc, &fired);
 }
 
@@ -808,6 +879,7 @@ sirq_lcore_look(struct sirq_lcore *lc, bool interrupted)
 		res = SIRQ_IRQ_EXIT_BUSY;
 	} else {
 		sirqd_lock_free(&lc->worker);
+		sirq_calls_run(lc, &lc->calls);
 		lc->timer_ticks = hardirq_locked(lc, &fired);
 		lc->look_busy = false;
 		if (interrupted || fired != 0) {
@@ -1239,6 +1311,19 @@ sthreads_sync(struct sirq_lcore *lc, bool run)
 	}
 }
 
+/*
+ * The dispatcher's last acts: what other CPUs queued until now runs
+ * here, later calls run on their callers; its RCU id goes offline.
+ */
+static void
+lcore_main_end(struct sirq_lcore *lc)
+{
+	sirq_calls_close(lc);
+	if (lc->conf.qsbr != NULL)
+		rte_rcu_qsbr_thread_offline(lc->conf.qsbr,
+					    lc->conf.qsbr_dispatcher_id);
+}
+
 int
 sirq_lcore_main(void *arg)
 {
@@ -1250,20 +1335,42 @@ sirq_lcore_main(void *arg)
 			 rte_lcore_id(), lc != NULL ? lc->lcore_id : 0);
 		return -EINVAL;
 	}
+	/* From here other CPUs' threads queue their calls (sirq_call.c). */
+	sirq_calls_open(lc);
+	/*
+	 * The dispatcher's RCU id is online while it runs and offline once
+	 * it returns, as sirqd's is while it is awake: a grace period then
+	 * neither ends in its first iteration nor waits for it after the
+	 * stop (rte_rcu_qsbr_synchronize() hung there when it was left to
+	 * the application).
+	 */
+	if (lc->conf.qsbr != NULL)
+		rte_rcu_qsbr_thread_online(lc->conf.qsbr,
+					   lc->conf.qsbr_dispatcher_id);
 	sirq_rx_start(&lc->rx);
 	if (lc->conf.mode == SIRQ_MODE_IRQ)
 		sirq_rx_intr_start(&lc->rx);
-	/* Before sirqd, which may keep the lock busy from its first pass. */
+	/*
+	 * Before sirqd, which may keep the lock busy from its first pass;
+	 * under napi_set_lock, which a napi-set holds to start a thread.
+	 */
+	pthread_mutex_lock(&lc->napi_set_lock);
 	sirq_bh_disable(lc->cpu);
 	ret = sirq_rx_threads_start(&lc->rx);
 	__atomic_store_n(&lc->napi_running, ret == 0, __ATOMIC_RELEASE);
 	sirq_bh_enable(lc->cpu);
-	if (ret != 0)
+	pthread_mutex_unlock(&lc->napi_set_lock);
+	if (ret != 0) {
+		lcore_main_end(lc);
 		return ret;
+	}
 	ret = sirqd_start(&lc->worker);
 	if (ret != 0) {
 		__atomic_store_n(&lc->napi_running, false, __ATOMIC_SEQ_CST);
+		pthread_mutex_lock(&lc->napi_set_lock);
 		sirq_rx_threads_stop(&lc->rx);
+		pthread_mutex_unlock(&lc->napi_set_lock);
+		lcore_main_end(lc);
 		return ret;
 	}
 	pthread_mutex_lock(&lc->napi_set_lock);
@@ -1291,6 +1398,7 @@ sirq_lcore_main(void *arg)
 	sirq_rx_threads_stop(&lc->rx);
 	pthread_mutex_unlock(&lc->napi_set_lock);
 	lcore_drain(lc);
+	lcore_main_end(lc);
 	/* Ready to be launched again. */
 	__atomic_store_n(&lc->stop, 0, __ATOMIC_RELAXED);
 	return ret;
@@ -1352,22 +1460,82 @@ sirq_napi_get(const struct sirq_lcore *lc, unsigned int napi_id,
 	return 0;
 }
 
+struct napi_set_args {
+	uint16_t idx;
+	const struct sirq_napi_params *p;
+};
+
+/* Context no longer needs a thread it has, or needs one it lacks. */
+#define NAPI_SET_NEEDS_THREAD ESRCH
+
+/*
+ * On the lcore (sirq_lcore_call()): the settings, if the thread they
+ * need is there; a launch since the caller looked needs one started.
+ */
+static int
+napi_set_apply(struct sirq_lcore *lc, void *arg)
+{
+	const struct napi_set_args *a = arg;
+	bool running = __atomic_load_n(&lc->napi_running, __ATOMIC_ACQUIRE);
+
+	if (running && a->p->threaded &&
+	    !sirq_rx_napi_thread_running(&lc->rx, a->idx))
+		return -NAPI_SET_NEEDS_THREAD;
+	return sirq_rx_napi_apply(&lc->rx, a->idx, a->p, running);
+}
+
 int
 sirq_napi_set(struct sirq_lcore *lc, unsigned int napi_id,
 	      const struct sirq_napi_params *p)
 {
-	int ret;
+	struct napi_set_args a = { .idx = (uint16_t)napi_id, .p = p };
+	bool started = false;
+	int ret = 0, tries;
 
 	if (lc == NULL || napi_id >= lc->rx.nb_napi ||
 	    sirq_napi_params_check(p) != 0)
 		return -EINVAL;
-	pthread_mutex_lock(&lc->napi_set_lock);
-	sirq_bh_disable(lc->cpu);
-	ret = sirq_rx_napi_set(&lc->rx, (uint16_t)napi_id, p,
-			       __atomic_load_n(&lc->napi_running,
-					       __ATOMIC_ACQUIRE));
-	sirq_bh_enable(lc->cpu);
-	pthread_mutex_unlock(&lc->napi_set_lock);
+	if (lc->conf.qsbr != NULL && p->threaded != SIRQ_NAPI_THREADED_DISABLED) {
+		SIRQ_LOG(ERR, "lcore %u: NAPI %u: threaded %s refused with conf.qsbr: a NAPI thread reports no quiescent state",
+			 lc->lcore_id, napi_id,
+			 sirq_napi_threaded_name(p->threaded));
+		return -EOPNOTSUPP;
+	}
+	/*
+	 * One napi-set at a time. The dispatcher never takes this mutex, so
+	 * a caller may wait for its call under it; napi_set_lock, which the
+	 * dispatcher takes to start and stop threads, is held only around
+	 * a thread's start or stop, never across the call.
+	 */
+	pthread_mutex_lock(&lc->napi_set_serial);
+	for (tries = 0; tries < 2; tries++) {
+		pthread_mutex_lock(&lc->napi_set_lock);
+		if (p->threaded) {
+			bool start = __atomic_load_n(&lc->napi_running,
+						     __ATOMIC_ACQUIRE) &&
+				!sirq_rx_napi_thread_running(&lc->rx, a.idx);
+
+			ret = sirq_rx_napi_thread_prepare(&lc->rx, a.idx, start);
+			started |= start && ret == 0;
+		}
+		pthread_mutex_unlock(&lc->napi_set_lock);
+		if (ret != 0)
+			break;
+		ret = sirq_lcore_call(lc, napi_set_apply, &a);
+		if (ret != -NAPI_SET_NEEDS_THREAD)
+			break;
+	}
+	/* Refused (-EBUSY while scheduled): no thread left behind for it. */
+	if (ret != 0 && started) {
+		pthread_mutex_lock(&lc->napi_set_lock);
+		/* Only napi-set changes it, and this one holds the serial mutex. */
+		if (!lc->rx.sd.cfg[a.idx].threaded)
+			sirq_rx_napi_thread_stop(&lc->rx, a.idx);
+		pthread_mutex_unlock(&lc->napi_set_lock);
+	}
+	pthread_mutex_unlock(&lc->napi_set_serial);
+	if (ret == -NAPI_SET_NEEDS_THREAD)
+		ret = -EAGAIN;
 	return ret;
 }
 

@@ -31,7 +31,9 @@
  * the execution lock. Application code on the lcore that touches that
  * state (its mempool cache, its rte_timer list) outside a handler must
  * hold sirq_bh_disable(), as kernel code does for per-CPU data that
- * softirqs share.
+ * softirqs share. Threads on other CPUs never take that lock while the
+ * lcore runs (sirq_bh_disable() refuses them with -EXDEV): they ask the
+ * lcore to do the work (sirq_lcore_call()) or use RCU (conf.qsbr).
  *
  * The binding runs TIMER (the lcore's rte_timer list), NET_RX and NET_TX
  * itself: sirq_register() refuses them. An application takes vectors of
@@ -187,9 +189,14 @@ struct sirq_lcore_conf {
 	void *need_resched_arg;		/**< need_resched_fn's argument */
 	/**
 	 * Optional RCU: the dispatcher reports a quiescent state after every
-	 * iteration as @c qsbr_dispatcher_id, the worker after every pass
-	 * as @c qsbr_worker_id (and is offline while it sleeps). Both ids
-	 * must be registered with rte_rcu_qsbr_thread_register().
+	 * iteration as @c qsbr_dispatcher_id (online from the start of
+	 * sirq_lcore_main() until it returns, offline while it sleeps), the
+	 * worker after every pass as @c qsbr_worker_id (and is offline while
+	 * it sleeps). Both ids must be registered with
+	 * rte_rcu_qsbr_thread_register(). These
+	 * are then all the threads that run handlers: the execution models
+	 * start no softirq threads (sirqd runs their vectors), and threaded
+	 * NAPI is refused (-EINVAL here, -EOPNOTSUPP from sirq_napi_set()).
 	 */
 	struct rte_rcu_qsbr *qsbr;
 	unsigned int qsbr_dispatcher_id;	/**< the dispatcher's thread id in @c qsbr */
@@ -266,6 +273,8 @@ struct sirq_lcore_stats {
 	 * a poll.
 	 */
 	uint64_t tx_bursts;
+	/** Remote calls run on the lcore (sirq_lcore_call()). */
+	uint64_t remote_calls;
 	/** irq mode: scheduler ticks (tick_hz) at which the dispatcher decided. */
 	uint64_t irq_ticks;
 	/**
@@ -437,6 +446,134 @@ struct sirq_cpu *sirq_lcore_cpu(struct sirq_lcore *lc);
 unsigned int sirq_lcore_id(const struct sirq_lcore *lc);
 
 /*
+ * Remote calls: work for an lcore from another CPU.
+ */
+
+/**
+ * Remote calls queued on one lcore at most (sirq_lcore_call_async());
+ * the next one is refused with -ENOSPC.
+ */
+#define SIRQ_LCORE_CALLS_MAX 64
+
+/**
+ * A remote call's function: runs on the lcore, with its execution lock
+ * held, as a handler does (the kernel's smp_call_function_single() and
+ * irq_work_queue_on() run theirs in interrupt context on the target
+ * CPU). It may use the lcore's state (its mempool cache, its rte_timer
+ * list, sirq_tx()) and must not wait: every packet of the lcore waits
+ * for it.
+ *
+ * @param lc   the lcore it runs on.
+ * @param arg  the argument given with the call.
+ * @return what the caller gets from sirq_call_wait() or sirq_lcore_call().
+ */
+typedef int (*sirq_call_fn_t)(struct sirq_lcore *lc, void *arg);
+
+/**
+ * A remote call in flight, and its completion. The caller owns it: it
+ * passes it to sirq_lcore_call_async() and keeps it valid, neither
+ * freed nor reused, until sirq_call_done() has returned true or
+ * sirq_call_wait() has returned. The library never frees it. Its
+ * fields are the library's while the call is in flight; read the
+ * result with sirq_call_wait().
+ */
+struct sirq_call {
+	sirq_call_fn_t fn;		/**< the function */
+	void *arg;			/**< its argument */
+	int result;			/**< its return value, or -ECANCELED */
+	uint32_t state;			/**< internal: queued, done, a waiter */
+};
+
+/**
+ * Run @p fn(@p lc, @p arg) on lcore @p lc, with its execution lock held,
+ * and return at once. Under every policy and execution model the call
+ * runs at the lcore's next look (the dispatcher's, or sirqd's or a
+ * softirq thread's before its pass, whichever holds the lock then): in
+ * one softirq pass at most, never behind the caller's scheduling. A
+ * sleeping irq-mode dispatcher is kicked awake for it.
+ *
+ * Where it runs:
+ * - in a handler of @p lc, or with its bottom halves off: at once, on
+ *   the caller (the call is done when this returns);
+ * - on one of the lcore's own threads (its app_fn, sirqd): at once,
+ *   bottom halves off around it;
+ * - while the lcore runs (from the start of sirq_lcore_main() until it
+ *   returns, as its remote-call mutex orders them): at the lcore's
+ *   next look; the calls of one caller run in order;
+ * - before the launch or after sirq_lcore_main() returned: at once, on
+ *   the caller, bottom halves off around it, under that mutex (a launch
+ *   meanwhile waits for it).
+ *
+ * A call still queued when the dispatcher returns (sirq_lcore_stop())
+ * runs then, on the dispatcher, before it returns; one still queued at
+ * sirq_lcore_free() fails with -ECANCELED. Their waiters are woken.
+ *
+ * Context: any thread. Never waits for the lcore: only for the
+ * remote-call mutex, which a direct run before the launch or after the
+ * return holds.
+ *
+ * @param lc   the lcore.
+ * @param c    the completion, the caller's (struct sirq_call).
+ * @param fn   the function.
+ * @param arg  its argument.
+ * @return 0 (queued, or done already); -EINVAL for a NULL argument;
+ *   -ENOSPC when SIRQ_LCORE_CALLS_MAX calls are queued already (nothing
+ *   queued; try again after one completes).
+ */
+int sirq_lcore_call_async(struct sirq_lcore *lc, struct sirq_call *c,
+			  sirq_call_fn_t fn, void *arg);
+
+/**
+ * Has the call run (or been cancelled)? Then its memory is the caller's
+ * again.
+ *
+ * Context: any thread; never waits.
+ *
+ * @param c  a call given to sirq_lcore_call_async().
+ * @return true once done; false while in flight, or for NULL.
+ */
+bool sirq_call_done(const struct sirq_call *c);
+
+/**
+ * Wait for a call to run, and give its result.
+ *
+ * Context: any thread but a handler or bottom-half section of any lcore,
+ * or an lcore's own thread (its dispatcher and app_fn, sirqd, softirq
+ * and NAPI threads): two lcores that waited for each other would both
+ * stop. Sleeps (a futex) until the lcore ran the call: one softirq pass
+ * at most while it runs.
+ *
+ * @param c  a call given to sirq_lcore_call_async().
+ * @return the function's return value; -ECANCELED if it was cancelled
+ *   at sirq_lcore_free(); -EDEADLK from a handler or an lcore's own
+ *   thread while the call is in flight (nothing waited; poll it with
+ *   sirq_call_done()); -EINVAL for NULL.
+ */
+int sirq_call_wait(struct sirq_call *c);
+
+/**
+ * Run @p fn(@p lc, @p arg) on lcore @p lc, with its execution lock held,
+ * and wait until it has run: sirq_lcore_call_async() and
+ * sirq_call_wait() with a completion on the caller's stack. This is how
+ * a thread on another CPU changes what the lcore's handlers use without
+ * ever stopping the lcore: the lcore runs the change between two
+ * handlers, and the caller's own scheduling delays only the caller.
+ * sirq_lcore_set_params() and sirq_napi_set() use it.
+ *
+ * Context: as sirq_call_wait(); from a handler or bottom-half section
+ * of @p lc itself, or one of its own threads, it runs at once instead.
+ *
+ * @param lc   the lcore.
+ * @param fn   the function.
+ * @param arg  its argument.
+ * @return the function's return value; -EDEADLK from a handler or
+ *   bottom-half section of another lcore, or from another lcore's own
+ *   thread (nothing was queued); -ENOSPC for a full queue; -EINVAL for
+ *   a NULL argument.
+ */
+int sirq_lcore_call(struct sirq_lcore *lc, sirq_call_fn_t fn, void *arg);
+
+/*
  * The control plane.
  */
 
@@ -473,19 +610,25 @@ int sirq_lcore_get_params(const struct sirq_lcore *lc,
 
 /**
  * Change an lcore's run-time parameters, the policy among them, while it
- * runs (or before it is launched). The change is made under the lcore's
- * execution lock, so the next softirq pass, on the dispatcher or in
- * sirqd, obeys it; open deferral windows are closed.
+ * runs (or before it is launched). The change is made on the lcore, with
+ * its execution lock held (sirq_lcore_call()), so the next softirq pass,
+ * on the dispatcher or in sirqd, obeys it; open deferral windows are
+ * closed. The execution model's softirq threads are then started or
+ * stopped on the caller.
  *
- * Context: any thread, including the lcore's app_fn and its handlers;
- * waits for the execution lock, which a running pass hands over at its
- * next vector boundary (one handler run at most).
+ * Context: any thread but another lcore's handlers, bottom-half
+ * sections and own threads (-EDEADLK); from the lcore's app_fn and its
+ * handlers it applies at once. Elsewhere it waits for the remote call,
+ * which the lcore runs at its next look (one softirq pass at most), then
+ * for the softirq threads to start or stop.
  *
  * @param lc  the lcore.
  * @param p   the new parameters, all of them (read them first with
  *   sirq_lcore_get_params() to change a few).
  * @return 0 once applied; -EINVAL if @p lc or @p p is NULL or a value is
- *   out of range (nothing changed; the log line names the value).
+ *   out of range (nothing changed; the log line names the value);
+ *   -EDEADLK from another lcore's handler or thread; -ENOSPC when
+ *   SIRQ_LCORE_CALLS_MAX remote calls are queued (nothing changed).
  */
 int sirq_lcore_set_params(struct sirq_lcore *lc,
 			  const struct sirq_lcore_params *p);
@@ -582,11 +725,15 @@ int sirq_napi_get(const struct sirq_lcore *lc, unsigned int napi_id,
  * it as usual; set to disabled, NET_RX takes it over at once (no -EBUSY:
  * a busy-polled context is never idle).
  *
- * Context: any thread but a handler of the lcore or one of its
- * bottom-half sections (it takes the lcore's napi-set mutex, then its
- * execution lock). Waits for that mutex (another napi-set, or a stop
- * joining the NAPI threads), then for the execution lock (at most the
- * holder's next vector boundary); making a context threaded while the
+ * The settings are applied on the lcore, with its execution lock held
+ * (sirq_lcore_call()); a thread the context needs is started on the
+ * caller first, and stopped again if the settings are refused.
+ *
+ * Context: any thread but a handler or bottom-half section of the lcore,
+ * and another lcore's handlers, sections and own threads (-EDEADLK).
+ * Waits for the lcore's napi-set mutexes (another napi-set, a stop
+ * joining the NAPI threads), then for the remote call (the lcore's next
+ * look: one softirq pass at most); making a context threaded while the
  * lcore runs also waits for its new thread to start.
  *
  * @param lc       the lcore.
@@ -595,7 +742,10 @@ int sirq_napi_get(const struct sirq_lcore *lc, unsigned int napi_id,
  * @return 0; -EINVAL for NULL, an unknown id or bad settings
  *   (sirq_napi_params_check()); -EBUSY to change threaded between
  *   disabled and enabled/busy-poll while the context is scheduled (try
- *   again); -EAGAIN if its thread could not start (nothing changed).
+ *   again; no thread is left behind); -EAGAIN if its thread could not
+ *   start (nothing changed); -EOPNOTSUPP for threaded with conf.qsbr
+ *   (a NAPI thread reports no quiescent state); -EDEADLK, -ENOSPC as
+ *   sirq_lcore_call().
  */
 int sirq_napi_set(struct sirq_lcore *lc, unsigned int napi_id,
 		  const struct sirq_napi_params *p);

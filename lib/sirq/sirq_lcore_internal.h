@@ -30,6 +30,7 @@
 #include <rte_lcore.h>
 
 #include "sirq_lcore.h"
+#include "sirq_call.h"
 #include "sirq_dpdk.h"
 #include "sirq_irq.h"
 #include "sirq_napi.h"
@@ -54,6 +55,11 @@ struct sirq_lcore {
 	bool look_busy;
 	/* napi-set against the stop: the threads start and stop under it. */
 	pthread_mutex_t napi_set_lock;
+	/*
+	 * One napi-set at a time, across its remote call: the dispatcher
+	 * never takes it, so a caller waiting under it cannot stop it.
+	 */
+	pthread_mutex_t napi_set_serial;
 
 	struct sirq_rx rx;
 	struct sirq_tx tx;
@@ -80,6 +86,8 @@ struct sirq_lcore {
 	 * lock, cleared without it; busy polls and napi-set read it under it.
 	 */
 	bool napi_running;
+	/* Remote calls (sirq_lcore_call()), run by whoever holds the lock. */
+	struct sirq_calls calls;
 
 	struct sirq_lcore_conf conf;
 	struct sirq_lcore_stats stats __rte_cache_aligned;
@@ -96,5 +104,12 @@ void sirq_lcore_foreach(void (*fn)(struct sirq_lcore *lc, void *arg),
 void sirq_lcore_registry_lock(void);
 void sirq_lcore_registry_unlock(void);
 struct sirq_lcore *sirq_lcore_lookup_locked(unsigned int lcore_id);
+
+/*
+ * Is the calling thread an lcore's own (dispatcher, sirqd, softirq or
+ * NAPI thread), or in a handler or bottom-half section of one? Such a
+ * thread must not wait for another lcore: both could wait for each other.
+ */
+bool sirq_lcore_caller_is_softirq(void);
 
 #endif /* SIRQ_LCORE_INTERNAL_H */

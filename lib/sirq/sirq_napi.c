@@ -677,52 +677,89 @@ sirq_rx_threads_start(struct sirq_rx *rx)
 	return 0;
 }
 
+/* Context @idx's thread ends, if it runs; under the lcore's napi_set_lock. */
+void
+sirq_rx_napi_thread_stop(struct sirq_rx *rx, uint16_t idx)
+{
+	struct sirq_napi *n = &rx->napi[idx];
+
+	if (!n->thread_running)
+		return;
+	__atomic_store_n(&n->thread_stop, 1, __ATOMIC_RELEASE);
+	napi_wake_thread(rx, idx);
+	pthread_join(n->thread, NULL);
+	n->thread_running = false;
+	__atomic_store_n(&n->thread_tid, -1, __ATOMIC_RELAXED);
+}
+
 /* At the lcore's stop, before the drain: every context's thread ends. */
 void
 sirq_rx_threads_stop(struct sirq_rx *rx)
 {
 	uint16_t i;
 
-	for (i = 0; i < rx->nb_napi; i++) {
-		struct sirq_napi *n = &rx->napi[i];
+	for (i = 0; i < rx->nb_napi; i++)
+		sirq_rx_napi_thread_stop(rx, i);
+}
 
-		if (!n->thread_running)
-			continue;
-		__atomic_store_n(&n->thread_stop, 1, __ATOMIC_RELEASE);
-		napi_wake_thread(rx, i);
-		pthread_join(n->thread, NULL);
-		n->thread_running = false;
-		__atomic_store_n(&n->thread_tid, -1, __ATOMIC_RELAXED);
-	}
+bool
+sirq_rx_napi_thread_running(const struct sirq_rx *rx, uint16_t idx)
+{
+	return rx->napi[idx].thread_running;
 }
 
 /*
- * napi-set, by the execution lock's holder. While the lcore runs
- * (@running), a context made threaded gets its thread first: a
- * scheduling that wakes it must find it; one set to busy-poll starts
- * polling at once.
+ * napi-set's first half, on the caller, under the lcore's napi_set_lock
+ * and without its execution lock: what a threaded context needs before
+ * its settings apply. Its eventfd, which whoever schedules it writes
+ * from then on; and, with @start (the lcore runs), its thread, which
+ * sleeps on that eventfd until the context is scheduled for it. Starting
+ * and joining threads never happens on the lcore.
  */
 int
-sirq_rx_napi_set(struct sirq_rx *rx, uint16_t idx,
-		 const struct sirq_napi_params *p, bool running)
+sirq_rx_napi_thread_prepare(struct sirq_rx *rx, uint16_t idx, bool start)
+{
+	if (rx->napi[idx].thread_fd < 0) {
+		rx->napi[idx].thread_fd = eventfd(0, EFD_CLOEXEC);
+		if (rx->napi[idx].thread_fd < 0)
+			return -EAGAIN;
+	}
+	if (start && napi_thread_start(rx, idx) != 0)
+		return -EAGAIN;
+	return 0;
+}
+
+/*
+ * napi-set's second half, by the execution lock's holder (on the lcore,
+ * sirq_lcore_call()): the settings. A context set to busy-poll starts
+ * polling at once while the lcore runs (@running).
+ */
+int
+sirq_rx_napi_apply(struct sirq_rx *rx, uint16_t idx,
+		   const struct sirq_napi_params *p, bool running)
 {
 	int ret;
 
 	if (idx >= rx->nb_napi || p->threaded >= SIRQ_NAPI_THREADED_MAX)
 		return -EINVAL;
-	/* The eventfd whoever schedules it writes: from now on. */
-	if (p->threaded && rx->napi[idx].thread_fd < 0) {
-		rx->napi[idx].thread_fd = eventfd(0, EFD_CLOEXEC);
-		if (rx->napi[idx].thread_fd < 0)
-			return -EAGAIN;
-	}
-	if (running && p->threaded && !rx->sd.cfg[idx].threaded &&
-	    napi_thread_start(rx, idx) != 0)
-		return -EAGAIN;
 	ret = sirq_napi_set_cfg(&rx->sd, idx, p);
 	if (ret == 0 && running)
 		napi_busy_poll_kick(rx, idx);
 	return ret;
+}
+
+/* Before the launch: both halves at once (sirq_lcore_add_rx_queue()). */
+int
+sirq_rx_napi_set(struct sirq_rx *rx, uint16_t idx,
+		 const struct sirq_napi_params *p)
+{
+	int ret = 0;
+
+	if (idx >= rx->nb_napi || p->threaded >= SIRQ_NAPI_THREADED_MAX)
+		return -EINVAL;
+	if (p->threaded)
+		ret = sirq_rx_napi_thread_prepare(rx, idx, false);
+	return ret != 0 ? ret : sirq_rx_napi_apply(rx, idx, p, false);
 }
 
 /*

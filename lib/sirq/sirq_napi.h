@@ -149,7 +149,12 @@ unsigned int sirq_hardirq_rx_fetch(struct sirq_rx *rx);
 void sirq_net_rx_action(struct sirq_cpu *cpu, void *arg);
 bool sirq_rx_irq_quiet(const struct sirq_rx *rx, bool *net_rx_has);
 int sirq_rx_napi_set(struct sirq_rx *rx, uint16_t idx,
-		     const struct sirq_napi_params *p, bool running);
+		     const struct sirq_napi_params *p);
+int sirq_rx_napi_thread_prepare(struct sirq_rx *rx, uint16_t idx, bool start);
+int sirq_rx_napi_apply(struct sirq_rx *rx, uint16_t idx,
+		       const struct sirq_napi_params *p, bool running);
+bool sirq_rx_napi_thread_running(const struct sirq_rx *rx, uint16_t idx);
+void sirq_rx_napi_thread_stop(struct sirq_rx *rx, uint16_t idx);
 int sirq_rx_threads_start(struct sirq_rx *rx);
 void sirq_rx_threads_stop(struct sirq_rx *rx);
 void sirq_rx_drain(struct sirq_rx *rx);

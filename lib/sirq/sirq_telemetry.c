@@ -111,6 +111,7 @@ visit_counters(const struct sirq_lcore *lc, const struct sirq_stats *st,
 	emit(sink, "worker_passes", ls.worker_passes);
 	emit(sink, "tx_packets", ls.tx_packets);
 	emit(sink, "tx_bursts", ls.tx_bursts);
+	emit(sink, "remote_calls", ls.remote_calls);
 	emit(sink, "irq_ticks", ls.irq_ticks);
 	emit(sink, "irq_quiet_looks", ls.irq_quiet_looks);
 	emit(sink, "irq_tick_sleeps", ls.irq_tick_sleeps);
@@ -154,6 +155,11 @@ visit_counters(const struct sirq_lcore *lc, const struct sirq_stats *st,
 	emit(sink, "lock_wait_max_ns", st->lock_wait.max_ns);
 	emit(sink, "lock_wait_stalls", st->lock_wait.stalls);
 	emit(sink, "lock_wait_runs_max", st->lock_wait_runs_max);
+	/* Another CPU's thread in the way: refused while the lcore runs. */
+	emit(sink, "remote_hold_episodes", st->remote_hold.samples);
+	emit(sink, "remote_hold_ns", st->remote_hold.sum_ns);
+	emit(sink, "remote_hold_max_ns", st->remote_hold.max_ns);
+	emit(sink, "remote_refused", st->remote_refused);
 }
 
 /* Vectors worth showing: the kernel's ten and any registered beyond. */

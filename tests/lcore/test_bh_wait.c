@@ -4,8 +4,12 @@
  * Bottom halves never starve their caller. Under a net_null flood, with
  * every policy in poll and in irq mode, a caller takes the lcore's
  * bottom halves (or changes its parameters) every WAIT_PERIOD_MS:
- * from the application's slice (app_fn, poll mode), from an application
- * thread on the lcore's CPU, and from a control thread on another CPU.
+ * from the application's slice (app_fn, poll mode) and from an
+ * application thread on the lcore's CPU. A control thread on another
+ * CPU is refused the bottom halves (-EXDEV: only a CPU's own tasks wait
+ * for them) and makes the same calls through the remote call, which the
+ * lcore runs between two handlers (tests/lcore/test_remote.c stresses
+ * it with a thread the scheduler keeps waiting).
  *
  * The bound is a behaviour, not a time: a waiter gets the execution lock
  * at the holder's next vector boundary, so no wait sees more than one
@@ -50,7 +54,11 @@ static const char *const caller_names[] = {
 };
 
 struct waits {
+	struct sirq_lcore *lc;
 	struct sirq_cpu *cpu;
+	bool remote;			/* the caller is on another CPU */
+	unsigned int refused;		/* its sirq_bh_disable(): -EXDEV */
+	unsigned int remote_calls;
 	struct sirq_params params;
 	uint64_t next_ns;
 	uint64_t stop_ns;
@@ -65,12 +73,45 @@ struct waits {
  * One call, timed: bottom halves off and on again, every other time a
  * parameter change (the same lock, taken by sirq_cpu_set_params()).
  */
+static int
+section_on_lcore(struct sirq_lcore *lc, void *arg)
+{
+	(void)lc;
+	(void)arg;
+	return 0;
+}
+
+/*
+ * From another CPU: its section refused, the same work as a remote
+ * call; the parameters through sirq_lcore_set_params(), which makes one.
+ */
+static void
+one_remote_call(struct waits *w)
+{
+	struct sirq_lcore_params lp;
+
+	if (w->calls & 1) {
+		if (sirq_lcore_get_params(w->lc, &lp) == 0 &&
+		    sirq_lcore_set_params(w->lc, &lp) == 0)
+			w->set_params_calls++;
+		return;
+	}
+	if (sirq_bh_disable(w->cpu) == -EXDEV)
+		w->refused++;
+	else
+		w->enable_errors++;	/* got it: the enable is not ours */
+	if (sirq_lcore_call(w->lc, section_on_lcore, NULL) == 0)
+		w->remote_calls++;
+}
+
 static void
 one_call(struct waits *w)
 {
 	uint64_t t0 = now_ns();
 
-	if (w->calls & 1) {
+	if (w->remote) {
+		one_remote_call(w);
+	} else if (w->calls & 1) {
 		if (sirq_cpu_set_params(w->cpu, &w->params) == 0)
 			w->set_params_calls++;
 	} else {
@@ -170,7 +211,9 @@ flood_with_waiter(enum sirq_policy_id policy, enum sirq_mode mode,
 	lc = sirq_lcore_create(TEST_LCORE, &conf);
 	cr_assert(lc != NULL);
 	cr_assert(sirq_lcore_add_rx_queue(lc, 0, 0, rx_free_all, NULL) == 0);
+	w.lc = lc;
 	w.cpu = sirq_lcore_cpu(lc);
+	w.remote = caller == CALLER_CONTROL;
 	w.params = conf.params;
 	w.next_ns = now_ns() + 100 * 1000000ULL;	/* after the flood starts */
 	w.stop_ns = w.next_ns + run_seconds() * 1000000000ULL;
@@ -193,12 +236,12 @@ flood_with_waiter(enum sirq_policy_id policy, enum sirq_mode mode,
 	n = w.calls < MAX_CALLS ? w.calls : MAX_CALLS;
 	cr_assert(n > 0, "no call was made");
 	qsort(w.ns, n, sizeof(w.ns[0]), cmp_u64);
-	cr_log_info("bh_wait policy=%s mode=%s caller=%s calls=%u p99_us=%.1f max_us=%.1f engine_waits=%" PRIu64
+	cr_log_info("bh_wait policy=%s mode=%s caller=%s calls=%u p99_us=%.1f max_us=%.1f remote_calls=%u engine_waits=%" PRIu64
 		    " runs_max=%" PRIu64 " stop_us=%.1f",
 		    sirq_policy_name(policy), mode == SIRQ_MODE_IRQ ? "irq" : "poll",
 		    caller_names[caller], w.calls,
 		    (double)w.ns[(n * 99) / 100 < n ? (n * 99) / 100 : n - 1] / 1e3,
-		    (double)w.ns[n - 1] / 1e3, st.lock_wait.samples,
+		    (double)w.ns[n - 1] / 1e3, w.remote_calls, st.lock_wait.samples,
 		    st.lock_wait_runs_max, (double)join_ns / 1e3);
 
 	/* The caller was not held for the whole run (before: one call). */
@@ -216,8 +259,15 @@ flood_with_waiter(enum sirq_policy_id policy, enum sirq_mode mode,
 	cr_expect_leq(st.lock_wait_runs_max, 2,
 		      "a wait saw %" PRIu64 " handler runs end",
 		      st.lock_wait_runs_max);
+	if (w.remote) {
+		cr_expect_eq(w.refused, (w.calls + 1) / 2);
+		cr_expect_eq(st.remote_refused, w.refused);
+		cr_expect_eq(w.remote_calls, w.refused);
+		cr_expect_eq(st.remote_hold.samples, 0,
+			     "the lcore waited for another CPU's thread");
+	}
 	/* deferred leaves the whole flood to sirqd: the calls really wait. */
-	if (policy == SIRQ_POLICY_DEFERRED)
+	if (policy == SIRQ_POLICY_DEFERRED && !w.remote)
 		cr_expect_gt(st.lock_wait.samples, 0,
 			     "no call waited for the lock: nothing was tested");
 	sirq_lcore_free(lc);

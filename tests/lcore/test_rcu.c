@@ -8,6 +8,8 @@
  * inside its read-side section.
  */
 
+#include <errno.h>
+#include <string.h>
 #include <unistd.h>
 
 #include <rte_malloc.h>
@@ -119,6 +121,60 @@ Test(lcore_rcu, grace_period_waits_for_a_running_handler, .timeout = 30)
 	__atomic_store_n(&reader_release, 1, __ATOMIC_RELEASE);
 	cr_expect(rte_rcu_qsbr_check(v, t, true) == 1);
 	dispatcher_join(lc);
+	sirq_lcore_free(lc);
+	rte_free(v);
+}
+
+/*
+ * The dispatcher's id is online from the start of sirq_lcore_main() and
+ * offline once it returns: a grace period started after the stop ends
+ * without the application putting it offline (it hung there before).
+ */
+Test(lcore_rcu, a_grace_period_after_the_stop_ends, .timeout = 30)
+{
+	struct rte_rcu_qsbr *v;
+	struct sirq_lcore *lc;
+
+	eal_start(NULL);
+	v = qsbr_create();
+	lc = rcu_lcore(v, SIRQ_MODE_POLL);
+	dispatcher_launch(lc);
+	cr_assert(rte_rcu_qsbr_check(v, rte_rcu_qsbr_start(v), true) == 1);
+	dispatcher_join(lc);
+	cr_expect(rte_rcu_qsbr_check(v, rte_rcu_qsbr_start(v), false) == 1,
+		  "a grace period waits for the stopped dispatcher");
+	sirq_lcore_free(lc);
+	rte_free(v);
+}
+
+/*
+ * With conf.qsbr every thread that runs handlers reports: a NAPI thread
+ * does not, so threaded NAPI is refused, at create and at napi-set.
+ */
+Test(lcore_rcu, threaded_napi_is_refused_with_qsbr, .timeout = 30)
+{
+	static const char *const vdevs[] = { "net_null0", NULL };
+	struct sirq_lcore_conf conf;
+	struct sirq_napi_params p;
+	struct rte_rcu_qsbr *v;
+	struct sirq_lcore *lc;
+
+	eal_start(vdevs);
+	port_start(0, 1, false);
+	v = qsbr_create();
+	sirq_lcore_conf_default(&conf);
+	conf.qsbr = v;
+	conf.napi.threaded = SIRQ_NAPI_THREADED_ENABLED;
+	cr_expect(sirq_lcore_create(TEST_LCORE, &conf) == NULL);
+	cr_expect_eq(errno, EINVAL);
+
+	lc = rcu_lcore(v, SIRQ_MODE_POLL);
+	cr_assert(sirq_lcore_add_rx_queue(lc, 0, 0, rx_free_all, NULL) == 0);
+	memset(&p, 0, sizeof(p));
+	p.threaded = SIRQ_NAPI_THREADED_ENABLED;
+	cr_expect_eq(sirq_napi_set(lc, 0, &p), -EOPNOTSUPP);
+	p.threaded = SIRQ_NAPI_THREADED_DISABLED;
+	cr_expect_eq(sirq_napi_set(lc, 0, &p), 0);
 	sirq_lcore_free(lc);
 	rte_free(v);
 }
