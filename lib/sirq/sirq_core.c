@@ -393,10 +393,11 @@ section_unlock(struct sirq_cpu *cpu)
 }
 
 /*
- * The dispatcher's look, lock busy or free: an episode in which the CPU
+ * The dispatcher's look, lock busy or got: an episode in which the CPU
  * could neither run its pending work nor look for more because another
  * CPU's thread held or waited for the lock (stats.remote_hold) opens at
- * the first look that sees one and closes at the first that does not.
+ * the first look that sees one and closes at the first that gets the
+ * lock or sees none.
  * A look is the fetch on PMDs without descriptor status: behind the
  * lock, the NIC's packets are not even pending yet.
  */
@@ -993,11 +994,9 @@ sirq_irq_exit(struct sirq_cpu *cpu)
 		exec_unlock(cpu);
 		return res;
 	}
-	if (sirq_likely(local_pending(cpu) == 0)) {
-		if (sirq_unlikely(cpu->remote_since != 0))
-			remote_hold_look(cpu, sirq_exec_lock_owner(cpu) != 0);
+	/* An open remote_hold episode closes at the next look that locks. */
+	if (sirq_likely(local_pending(cpu) == 0))
 		return SIRQ_IRQ_EXIT_IDLE;
-	}
 	if (!exec_trylock(cpu)) {
 		sirq_stat_add(&cpu->stats.lock_busy, 1);
 		remote_hold_look(cpu, true);
