@@ -171,7 +171,8 @@ stop_point(struct run *r, uint32_t where)
 
 /*
  * The user's control thread, as they wrote it: bottom halves off around
- * the update; refused, the same update through the remote call.
+ * the update; refused, the same update through the remote call, in its
+ * waiting form and in its returning form by turns.
  */
 static void *
 control(void *arg)
@@ -192,6 +193,14 @@ control(void *arg)
 			r->sections++;
 			update_table(&r->table);
 			sirq_bh_enable(cpu);
+		} else if (ret == -EXDEV && (r->tries & 1) == 0 && !r->stop_case) {
+			/* Every other update, the waiting form. */
+			r->refused++;
+			ret = sirq_lcore_call(r->lc, update_on_lcore, r);
+			if (ret == 0)
+				r->calls_done++;
+			else
+				r->call_errors++;
 		} else if (ret == -EXDEV) {
 			r->refused++;
 			ret = sirq_lcore_call_async(r->lc, &c, update_on_lcore, r);
