@@ -31,6 +31,7 @@
 #include <inttypes.h>
 #include <pthread.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ptrace.h>
@@ -221,49 +222,90 @@ control(void *arg)
 }
 
 /*
- * Stop thread @tid of this process for @ms where it is, as SIGSTOP stops
- * a process: a tracer seizes it with ptrace and interrupts it (the
- * thread alone enters a stop), then lets it go. The tracer is another
- * process (ptrace refuses a thread of one's own) that shares this one's
- * memory (CLONE_VM): a fork() would mark every page copy-on-write, and
- * the lcore's first writes after it fault, a 100 ms gap of their own.
+ * Stop thread @tid of this process where it is, as SIGSTOP stops a
+ * process: a tracer seizes it with ptrace and interrupts it (the thread
+ * alone enters a stop), keeps it stopped STOP_MS at least and until the
+ * test has seen what it waits for (release), then lets it go. The
+ * tracer is another process (ptrace refuses a thread of one's own) that
+ * shares this one's memory (CLONE_VM): a fork() would mark every page
+ * copy-on-write, and the lcore's first writes after it fault, a 100 ms
+ * gap of their own.
  */
 struct tracer {
 	int tid;
-	unsigned int ms;
+	uint32_t stopped;		/* the thread is in its stop */
+	uint32_t release;		/* the test is done looking */
+	pid_t pid;
 };
 
 #define TRACER_STACK (64 * 1024)
+#define TRACER_MAX_MS 10000
 
 static int
 tracer_main(void *arg)
 {
-	const struct tracer *t = arg;
-	struct timespec ts = { t->ms / 1000, (long)(t->ms % 1000) * 1000000L };
+	struct tracer *t = arg;
+	struct timespec ms = { 0, 1000000L };
+	unsigned int waited;
 	int status;
 
 	if (ptrace(PTRACE_SEIZE, t->tid, NULL, NULL) != 0 ||
 	    ptrace(PTRACE_INTERRUPT, t->tid, NULL, NULL) != 0 ||
 	    waitpid(t->tid, &status, __WALL) != t->tid)
 		return 1;
-	nanosleep(&ts, NULL);
+	__atomic_store_n(&t->stopped, 1, __ATOMIC_RELEASE);
+	for (waited = 0; waited < TRACER_MAX_MS; waited++) {
+		if (waited >= STOP_MS &&
+		    __atomic_load_n(&t->release, __ATOMIC_ACQUIRE))
+			break;
+		nanosleep(&ms, NULL);
+	}
 	return ptrace(PTRACE_DETACH, t->tid, NULL, NULL) == 0 ? 0 : 2;
 }
 
 static void
-stop_thread_for(int tid, unsigned int ms)
+stop_thread(struct tracer *t, int tid)
 {
 	static char stack[TRACER_STACK] __attribute__((aligned(16)));
-	struct tracer t = { .tid = tid, .ms = ms };
-	int status;
-	pid_t child;
+	uint64_t end = now_ns() + TRACER_MAX_MS * 1000000ULL;
 
-	child = clone(tracer_main, stack + sizeof(stack), CLONE_VM | SIGCHLD, &t);
-	cr_assert(child > 0, "clone: %s", strerror(errno));
-	cr_assert(waitpid(child, &status, 0) == child);
+	memset(t, 0, sizeof(*t));
+	t->tid = tid;
+	t->pid = clone(tracer_main, stack + sizeof(stack), CLONE_VM | SIGCHLD, t);
+	cr_assert(t->pid > 0, "clone: %s", strerror(errno));
+	while (!__atomic_load_n(&t->stopped, __ATOMIC_ACQUIRE)) {
+		cr_assert(now_ns() < end, "the tracer never stopped thread %d", tid);
+		usleep(100);
+	}
+}
+
+static void
+resume_thread(struct tracer *t)
+{
+	int status;
+
+	__atomic_store_n(&t->release, 1, __ATOMIC_RELEASE);
+	cr_assert(waitpid(t->pid, &status, 0) == t->pid);
 	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0,
-		  "the tracer could not stop thread %d (exit %d)", tid,
-		  WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+		  "the tracer could not stop and release thread %d (exit %d)",
+		  t->tid, WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+}
+
+/*
+ * While the thread is stopped: until @counter passes @above, at most
+ * TRACER_MAX_MS (the tracer lets the thread go then). True if it did.
+ */
+static bool
+seen_while_stopped(const struct tracer *t, const uint64_t *counter,
+		   uint64_t above)
+{
+	while (__atomic_load_n(counter, __ATOMIC_ACQUIRE) <= above) {
+		if (__atomic_load_n(&t->release, __ATOMIC_RELAXED) ||
+		    kill(t->pid, 0) != 0)
+			return false;
+		usleep(100);
+	}
+	return true;
 }
 
 static unsigned int
@@ -434,16 +476,18 @@ wait_stop_point(uint32_t where)
 }
 
 /*
- * Stopped for 100 ms right after its sirq_bh_disable(), where a thread
- * that got the lock would hold it, then for 100 ms with its update
+ * Stopped (100 ms at least) right after its sirq_bh_disable(), where a
+ * thread that got the lock would hold it, then again with its update
  * queued: the lcore forwards on, and runs the update meanwhile.
  */
 static void
 stopped_control_thread(const struct mode_case *mc)
 {
 	struct sirq_lcore *lc = flood_lcore(mc);
+	bool forwarded, updated;
 	struct sirq_stats st;
 	uint64_t before, during;
+	struct tracer tr;
 	pthread_t ctl, busy;
 	int tid;
 
@@ -454,18 +498,26 @@ stopped_control_thread(const struct mode_case *mc)
 	cr_assert(pthread_create(&busy, NULL, busy_loop, &run) == 0);
 	cr_assert(pthread_create(&ctl, NULL, control, &run) == 0);
 
+	/*
+	 * Not a window of time: the lcore must go on forwarding, and run
+	 * the queued update, while the thread is stopped, however long
+	 * that takes (the tracer gives up after TRACER_MAX_MS).
+	 */
 	wait_stop_point(1);
 	tid = __atomic_load_n(&run.tid, __ATOMIC_ACQUIRE);
+	stop_thread(&tr, tid);
 	before = __atomic_load_n(&run.packets, __ATOMIC_RELAXED);
-	stop_thread_for(tid, STOP_MS);
+	forwarded = seen_while_stopped(&tr, &run.packets, before);
+	resume_thread(&tr);
 	during = __atomic_load_n(&run.packets, __ATOMIC_RELAXED) - before;
 	__atomic_store_n(&run.resume, 1, __ATOMIC_RELEASE);
 
 	wait_stop_point(2);
 	/* Its update is queued: the lcore runs it while its caller is stopped. */
-	stop_thread_for(tid, STOP_MS);
-	cr_expect_eq(run.table.generation, 1,
-		     "the queued update did not run while its caller was stopped");
+	stop_thread(&tr, tid);
+	updated = seen_while_stopped(&tr, &run.table.generation, 0);
+	resume_thread(&tr);
+	cr_expect(updated, "the queued update did not run while its caller was stopped");
 	__atomic_store_n(&run.resume, 2, __ATOMIC_RELEASE);
 	cr_assert(pthread_join(ctl, NULL) == 0);
 	__atomic_store_n(&run.busy_stop, 1, __ATOMIC_RELAXED);
@@ -479,8 +531,8 @@ stopped_control_thread(const struct mode_case *mc)
 		    tsc_to_us(run.max_gap_tsc), st.remote_hold.max_ns / 1000);
 	cr_expect_eq(run.refused, 1);
 	cr_expect_eq(run.calls_done, 1);
-	cr_expect_gt(during, 0, "lcore %d forwarded nothing while CPU %d's thread was stopped",
-		     TEST_LCORE, CONTROL_CPU);
+	cr_expect(forwarded, "lcore %d forwarded nothing while CPU %d's thread was stopped",
+		  TEST_LCORE, CONTROL_CPU);
 	cr_expect_leq(st.remote_hold.max_ns, REMOTE_HOLD_MAX_NS,
 		      "lcore %d waited %" PRIu64 " us behind a stopped thread",
 		      TEST_LCORE, st.remote_hold.max_ns / 1000);
