@@ -6,6 +6,9 @@
  */
 
 #include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -187,48 +190,172 @@ Test(api, params_default_are_the_kernels_values)
 	cr_assert(eq(int, sirq_params_check(&p), 0));
 }
 
-Test(api, params_check_accepts_the_smallest_and_largest_valid_values)
+/* The engine's fields of the range table, by name. */
+static bool
+engine_field_set(struct sirq_params *p, const char *name, uint64_t v)
+{
+	if (strcmp(name, "max_restart") == 0)
+		p->max_restart = (unsigned int)v;
+	else if (strcmp(name, "max_time_ns") == 0)
+		p->max_time_ns = v;
+	else if (strcmp(name, "defer_window_ns") == 0)
+		p->defer_window_ns = v;
+	else if (strcmp(name, "overload_window_ns") == 0)
+		p->overload_window_ns = v;
+	else if (strcmp(name, "expedited_mask") == 0)
+		p->expedited_mask = (uint32_t)v;
+	else if (strcmp(name, "tick_hz") == 0)
+		p->tick_hz = (uint32_t)v;
+	else if (strcmp(name, "stall_threshold_ns") == 0)
+		p->stall_threshold_ns = v;
+	else
+		return false;
+	return true;
+}
+
+/* The largest value the field can hold, for "one past the range". */
+static uint64_t
+engine_field_limit(const char *name)
+{
+	if (strcmp(name, "max_restart") == 0)
+		return UINT_MAX;
+	if (strcmp(name, "expedited_mask") == 0 ||
+	    strcmp(name, "tick_hz") == 0)
+		return UINT32_MAX;
+	return UINT64_MAX;
+}
+
+Test(api, the_range_table_has_every_tunable_once_with_its_message)
+{
+	static const char *const names[] = {
+		"max_restart", "max_time_ns", "defer_window_ns",
+		"overload_window_ns", "expedited_mask", "tick_hz",
+		"stall_threshold_ns", "napi_weight", "netdev_budget",
+		"netdev_budget_us",
+	};
+	const struct sirq_param_range *all;
+	unsigned int nb, i;
+
+	all = sirq_param_ranges(&nb);
+	cr_assert(eq(uint, nb, sizeof(names) / sizeof(names[0])));
+	for (i = 0; i < nb; i++) {
+		const struct sirq_param_range *r = sirq_param_range(names[i]);
+		char want[160];
+
+		cr_assert(ne(ptr, (void *)r, NULL), "%s", names[i]);
+		cr_assert(r >= all && r < all + nb);
+		cr_assert(r->min <= r->max, "%s", names[i]);
+		snprintf(want, sizeof(want), "%s must be in %s", r->name,
+			 r->range);
+		cr_assert(eq(str, (char *)r->why, want));
+		/* Where 0 is accepted, the table says what it means. */
+		cr_assert(eq(int, r->min == 0, r->zero != NULL), "%s", r->name);
+	}
+	cr_assert(eq(ptr, (void *)sirq_param_range("max_time"), NULL));
+	cr_assert(eq(ptr, (void *)sirq_param_range(NULL), NULL));
+}
+
+/*
+ * The kernel's values sit well inside the caps: 2 ms and 10 restarts,
+ * netdev_budget 300 in 2 ms.
+ */
+Test(api, the_kernels_defaults_are_inside_their_ranges)
 {
 	struct sirq_params p;
 
 	sirq_params_default(&p);
-	p.max_restart = 1;
-	p.max_time_ns = 1;
-	p.stall_threshold_ns = 1;
-	p.tick_hz = 1000000000;
-	p.expedited_mask = 0;
-	cr_assert(eq(int, sirq_params_check(&p), 0));
+	cr_assert(eq(ptr, (void *)sirq_params_why_invalid(&p), NULL));
+	cr_assert(sirq_param_range("max_restart")->max >= 100 * p.max_restart);
+	cr_assert(sirq_param_range("max_time_ns")->max >= 100 * p.max_time_ns);
+	cr_assert(sirq_param_range("netdev_budget")->max >= 300);
+	cr_assert(sirq_param_range("netdev_budget_us")->max >= 2000);
 }
 
-Test(api, params_check_rejects_each_invalid_field)
+Test(api, params_check_accepts_each_fields_smallest_and_largest_value)
 {
+	const struct sirq_param_range *all;
+	unsigned int nb, i, n = 0;
 	struct sirq_params p;
 
-	cr_assert(eq(int, sirq_params_check(NULL), -EINVAL));
+	all = sirq_param_ranges(&nb);
+	for (i = 0; i < nb; i++) {
+		sirq_params_default(&p);
+		if (!engine_field_set(&p, all[i].name, all[i].min))
+			continue;	/* the binding's NAPI limits */
+		cr_assert(eq(ptr, (void *)sirq_params_why_invalid(&p), NULL),
+			  "%s = %" PRIu64, all[i].name, all[i].min);
+		engine_field_set(&p, all[i].name, all[i].max);
+		cr_assert(eq(int, sirq_params_check(&p), 0), "%s = %" PRIu64,
+			  all[i].name, all[i].max);
+		n++;
+	}
+	cr_assert(eq(uint, n, 7));
+}
 
+Test(api, params_check_refuses_each_value_outside_its_range_with_the_range)
+{
+	const struct sirq_param_range *all;
+	unsigned int nb, i, refused = 0;
+	struct sirq_params p;
+
+	all = sirq_param_ranges(&nb);
+	for (i = 0; i < nb; i++) {
+		const struct sirq_param_range *r = &all[i];
+
+		sirq_params_default(&p);
+		if (r->min > 0 && engine_field_set(&p, r->name, r->min - 1)) {
+			cr_assert(eq(str, (char *)sirq_params_why_invalid(&p),
+				     (char *)r->why), "%s below", r->name);
+			cr_assert(eq(int, sirq_params_check(&p), -EINVAL));
+			refused++;
+		}
+		sirq_params_default(&p);
+		if (r->max < engine_field_limit(r->name) &&
+		    engine_field_set(&p, r->name, r->max + 1)) {
+			cr_assert(eq(str, (char *)sirq_params_why_invalid(&p),
+				     (char *)r->why), "%s above", r->name);
+			refused++;
+		}
+		/* The field's own extreme: UINT64_MAX wrapped the deadline. */
+		sirq_params_default(&p);
+		if (r->max < engine_field_limit(r->name) &&
+		    engine_field_set(&p, r->name, engine_field_limit(r->name)))
+			cr_assert(eq(str, (char *)sirq_params_why_invalid(&p),
+				     (char *)r->why), "%s at its type's max",
+				  r->name);
+	}
+	/* Below: max_restart, max_time, stall; above: all but the mask. */
+	cr_assert(eq(uint, refused, 3 + 6));
+
+	cr_assert(eq(int, sirq_params_check(NULL), -EINVAL));
 	sirq_params_default(&p);
 	p.policy = SIRQ_POLICY_MAX;
 	cr_assert(eq(int, sirq_params_check(&p), -EINVAL), "policy");
-
 	sirq_params_default(&p);
 	p.policy = (enum sirq_policy_id)-1;
 	cr_assert(eq(int, sirq_params_check(&p), -EINVAL), "negative policy");
+}
 
-	sirq_params_default(&p);
-	p.max_restart = 0;
-	cr_assert(eq(int, sirq_params_check(&p), -EINVAL), "max_restart");
+/* SOFTIRQ_NOW_MASK names vectors: a bit without a handler is refused. */
+Test(api, an_expedited_mask_names_only_vectors_with_a_handler)
+{
+	struct sirq_params p;
+	struct harness h;
 
-	sirq_params_default(&p);
-	p.max_time_ns = 0;
-	cr_assert(eq(int, sirq_params_check(&p), -EINVAL), "max_time_ns");
-
-	sirq_params_default(&p);
-	p.tick_hz = 1000000001;
-	cr_assert(eq(int, sirq_params_check(&p), -EINVAL), "tick_hz");
-
-	sirq_params_default(&p);
-	p.stall_threshold_ns = 0;
-	cr_assert(eq(int, sirq_params_check(&p), -EINVAL), "stall_threshold_ns");
+	harness_init(&h, SIRQ_POLICY_KICINSKI);
+	p = sirq_cpu_conf(h.cpu)->params;
+	p.expedited_mask = SIRQ_BIT(SIRQ_HI) | SIRQ_BIT(VEC_APP0);
+	cr_assert(eq(str, (char *)sirq_cpu_params_why_invalid(h.cpu, &p),
+		     (char *)sirq_param_range("expedited_mask")->why));
+	cr_assert(eq(int, sirq_cpu_set_params(h.cpu, &p), -EINVAL));
+	cr_assert(eq(u32, sirq_cpu_conf(h.cpu)->params.expedited_mask,
+		     SIRQ_NOW_MASK_DEFAULT), "nothing changed");
+	probe_register(&h, VEC_APP0);
+	cr_assert(eq(ptr, (void *)sirq_cpu_params_why_invalid(h.cpu, &p), NULL));
+	cr_assert(eq(int, sirq_cpu_set_params(h.cpu, &p), 0));
+	cr_assert(eq(str, (char *)sirq_cpu_params_why_invalid(NULL, &p),
+		     "no CPU (NULL)"));
+	harness_fini(&h);
 }
 
 Test(api, policy_names_round_trip)
@@ -487,5 +614,181 @@ Test(api, vector_alloc_hands_out_each_free_application_vector_once)
 	cr_assert(eq(int, v, -ENOSPC));
 	cr_assert(eq(uint, n, SIRQ_MAX_VECTORS - SIRQ_NR_KERNEL_VECTORS - 1));
 	cr_assert(eq(int, sirq_vector_alloc(h.cpu, NULL, NULL, NULL), -EINVAL));
+	harness_fini(&h);
+}
+
+/* Vectors you can see and give back. */
+
+static void
+count_run(struct sirq_cpu *cpu, void *arg)
+{
+	(void)cpu;
+	(*(unsigned int *)arg)++;
+}
+
+Test(api, a_second_register_on_a_vector_is_refused_and_keeps_the_first)
+{
+	unsigned int first = 0, second = 0;
+	struct harness h;
+
+	harness_init(&h, SIRQ_POLICY_MAINLINE);
+	cr_assert(eq(int, sirq_register(h.cpu, VEC_APP0, count_run, &first,
+					"first"), 0));
+	cr_assert(eq(int, sirq_register(h.cpu, VEC_APP0, count_run, &second,
+					"second"), -EBUSY));
+	cr_assert(eq(int, sirq_register_flags(h.cpu, VEC_APP0, count_run,
+					      &second, NULL, SIRQ_VEC_BH_SAFE),
+		     -EBUSY));
+	cr_assert(eq(int, sirq_register(h.cpu, SIRQ_BLOCK, count_run, &first,
+					NULL), 0));
+	cr_assert(eq(int, sirq_register(h.cpu, SIRQ_BLOCK, count_run, &second,
+					NULL), -EBUSY), "a kernel vector too");
+	cr_assert(eq(str, (char *)sirq_vector_name(h.cpu, VEC_APP0), "first"));
+	sirq_raise(h.cpu, VEC_APP0);
+	sirq_irq_exit(h.cpu);
+	cr_assert(eq(uint, first, 1));
+	cr_assert(eq(uint, second, 0));
+	harness_fini(&h);
+}
+
+Test(api, unregister_gives_the_vector_back_and_its_raise_then_fails)
+{
+	unsigned int runs = 0, again = 0;
+	struct harness h;
+
+	harness_init(&h, SIRQ_POLICY_MAINLINE);
+	cr_assert(eq(int, sirq_register(h.cpu, VEC_APP0, count_run, &runs,
+					"mine"), 0));
+	cr_assert(eq(int, sirq_unregister(h.cpu, VEC_APP0), 0));
+	cr_assert(eq(str, (char *)sirq_vector_name(h.cpu, VEC_APP0), "V10"));
+	cr_assert(eq(int, sirq_raise(h.cpu, VEC_APP0), -EINVAL));
+	cr_assert(eq(int, sirq_unregister(h.cpu, VEC_APP0), -ENOENT));
+	cr_assert(eq(int, sirq_register(h.cpu, VEC_APP0, count_run, &again,
+					NULL), 0));
+	sirq_raise(h.cpu, VEC_APP0);
+	sirq_irq_exit(h.cpu);
+	cr_assert(eq(uint, runs, 0));
+	cr_assert(eq(uint, again, 1));
+
+	/* A kernel vector gets its kernel name back. */
+	cr_assert(eq(int, sirq_register(h.cpu, SIRQ_BLOCK, count_run, &runs,
+					"blk"), 0));
+	cr_assert(eq(int, sirq_unregister(h.cpu, SIRQ_BLOCK), 0));
+	cr_assert(eq(str, (char *)sirq_vector_name(h.cpu, SIRQ_BLOCK), "BLOCK"));
+	harness_fini(&h);
+}
+
+Test(api, unregister_refuses_a_pending_vector_and_the_tasklets)
+{
+	unsigned int runs = 0;
+	struct harness h;
+
+	harness_init(&h, SIRQ_POLICY_MAINLINE);
+	cr_assert(eq(int, sirq_register(h.cpu, VEC_APP0, count_run, &runs,
+					NULL), 0));
+	cr_assert(eq(int, sirq_raise(h.cpu, VEC_APP0), 0));
+	cr_assert(eq(int, sirq_unregister(h.cpu, VEC_APP0), -EBUSY));
+	sirq_irq_exit(h.cpu);
+	cr_assert(eq(uint, runs, 1), "the pending run is not lost");
+	cr_assert(eq(int, sirq_unregister(h.cpu, VEC_APP0), 0));
+
+	cr_assert(eq(int, sirq_unregister(h.cpu, SIRQ_HI), -EBUSY));
+	cr_assert(eq(int, sirq_unregister(h.cpu, SIRQ_TASKLET), -EBUSY));
+	cr_assert(eq(int, sirq_unregister(h.cpu, SIRQ_MAX_VECTORS), -EINVAL));
+	cr_assert(eq(int, sirq_unregister(NULL, VEC_APP0), -EINVAL));
+	harness_fini(&h);
+}
+
+/* From inside a pass the running vector is unknown: refused, no wait. */
+static void
+unregister_self(struct probe *p)
+{
+	cr_assert(eq(int, sirq_unregister(p->h->cpu, p->vec), -EBUSY));
+}
+
+Test(api, unregister_from_a_handler_is_refused_without_waiting)
+{
+	struct harness h;
+	struct probe *p;
+
+	harness_init(&h, SIRQ_POLICY_MAINLINE);
+	p = probe_register(&h, VEC_APP0);
+	p->hook = unregister_self;
+	sirq_raise(h.cpu, VEC_APP0);
+	sirq_irq_exit(h.cpu);
+	cr_assert(eq(uint, p->runs, 1));
+	harness_fini(&h);
+}
+
+Test(api, vector_free_gives_an_allocated_vector_to_the_next_alloc)
+{
+	unsigned int runs = 0;
+	struct harness h;
+	int v, w;
+
+	harness_init(&h, SIRQ_POLICY_MAINLINE);
+	v = sirq_vector_alloc(h.cpu, count_run, &runs, "a");
+	cr_assert(v >= (int)SIRQ_NR_KERNEL_VECTORS);
+	while (sirq_vector_alloc(h.cpu, count_run, &runs, NULL) >= 0)
+		;
+	cr_assert(eq(int, sirq_vector_alloc(h.cpu, count_run, &runs, NULL),
+		     -ENOSPC));
+	cr_assert(eq(int, sirq_vector_free(h.cpu, (unsigned int)v), 0));
+	w = sirq_vector_alloc(h.cpu, count_run, &runs, "b");
+	cr_assert(eq(int, w, v));
+	cr_assert(eq(str, (char *)sirq_vector_name(h.cpu, (unsigned int)w), "b"));
+	cr_assert(eq(int, sirq_vector_free(h.cpu, SIRQ_NET_RX), -EINVAL),
+		  "not an application vector");
+	cr_assert(eq(int, sirq_vector_free(h.cpu, SIRQ_MAX_VECTORS), -EINVAL));
+	harness_fini(&h);
+}
+
+Test(api, vector_alloc_flags_refuses_an_unknown_flag)
+{
+	unsigned int runs = 0;
+	struct harness h;
+
+	harness_init(&h, SIRQ_POLICY_MAINLINE);
+	cr_assert(eq(int, sirq_vector_alloc_flags(h.cpu, count_run, &runs,
+						  NULL, 2), -EINVAL));
+	cr_assert(eq(int, sirq_vector_alloc_flags(h.cpu, NULL, &runs, NULL,
+						  0), -EINVAL));
+	cr_assert(eq(int, sirq_vector_alloc_flags(NULL, count_run, &runs,
+						  NULL, 0), -EINVAL));
+	harness_fini(&h);
+}
+
+/*
+ * While the CPU runs, a thread on another CPU (ops.remote_caller
+ * -EXDEV) changes no registration; before the launch (1) and on the
+ * CPU's own threads (0) it may.
+ */
+Test(api, registration_from_another_cpus_thread_while_it_runs_is_refused)
+{
+	unsigned int runs = 0;
+	struct harness h;
+
+	harness_init(&h, SIRQ_POLICY_MAINLINE);
+	cr_assert(eq(int, sirq_register(h.cpu, VEC_APP0, count_run, &runs,
+					NULL), 0));
+	h.remote_caller = -EXDEV;
+	cr_assert(eq(int, sirq_register(h.cpu, VEC_APP1, count_run, &runs,
+					NULL), -EBUSY));
+	cr_assert(eq(int, sirq_vector_alloc(h.cpu, count_run, &runs, NULL),
+		     -EBUSY));
+	cr_assert(eq(int, sirq_vector_alloc_flags(h.cpu, count_run, &runs,
+						  NULL, SIRQ_VEC_BH_SAFE),
+		     -EBUSY));
+	cr_assert(eq(int, sirq_unregister(h.cpu, VEC_APP0), -EBUSY));
+	cr_assert(eq(int, sirq_vector_free(h.cpu, VEC_APP0), -EBUSY));
+	cr_assert(eq(int, sirq_raise(h.cpu, VEC_APP1), -EINVAL), "not registered");
+	h.remote_caller = 1;
+	cr_assert(eq(int, sirq_register(h.cpu, VEC_APP1, count_run, &runs,
+					NULL), 0));
+	h.remote_caller = 0;
+	cr_assert(eq(int, sirq_unregister(h.cpu, VEC_APP0), 0));
+	sirq_raise(h.cpu, VEC_APP1);
+	sirq_irq_exit(h.cpu);
+	cr_assert(eq(uint, runs, 1));
 	harness_fini(&h);
 }

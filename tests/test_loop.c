@@ -411,3 +411,83 @@ Test(loop, pass_that_ends_with_work_left_does_not_wake_a_runnable_worker_again)
 	cr_assert(eq(u64, h.st.wakeups[SIRQ_WAKE_RESTART], 1));
 	harness_fini(&h);
 }
+
+/*
+ * sirq_lcore_stop() on a pass that could last 1 s: the largest accepted
+ * max_time_ns and max_restart, a handler that raises itself again, 1 ms
+ * per run. The stop lands in the fifth run; the pass ends at that run's
+ * boundary, not 995 runs later.
+ */
+static void
+stop_in_fifth_run(struct probe *p)
+{
+	if (p->runs == 5)
+		sirq_cpu_set_stopping(p->h->cpu, true);
+}
+
+/* 1000 runs would overflow the run log: keep it empty. */
+static void
+forget_run(struct probe *p)
+{
+	p->h->nlog = 0;
+}
+
+Test(loop, a_stop_ends_a_one_second_pass_at_the_next_vector_boundary)
+{
+	struct sirq_params prm = harness_params(SIRQ_POLICY_KICINSKI);
+	const struct sirq_param_range *rt = sirq_param_range("max_time_ns");
+	const struct sirq_param_range *rr = sirq_param_range("max_restart");
+	struct harness h;
+	struct probe *rx;
+
+	prm.max_time_ns = rt->max;
+	prm.max_restart = (unsigned int)rr->max;
+	prm.tick_hz = 0;
+	harness_init_params(&h, &prm, HARNESS_FAKE_CLOCK);
+	rx = probe_register(&h, SIRQ_NET_RX);
+	rx->reraise = PROBE_FOREVER;
+	rx->work_ns = MS(1);
+	rx->hook = stop_in_fifth_run;
+
+	sirq_raise(h.cpu, SIRQ_NET_RX);
+	sirq_irq_exit(h.cpu);
+
+	cr_assert(eq(uint, rx->runs, 5));
+	cr_assert(eq(u64, clock_now(&h), T0 + MS(5)));
+	stats(&h);
+	cr_assert(eq(u64, h.st.pass_exit[SIRQ_EXIT_STOP][SIRQ_CTX_INLINE], 1));
+	/* Not an overload: the work stays pending, nobody is woken. */
+	cr_assert(eq(u32, sirq_pending(h.cpu), SIRQ_BIT(SIRQ_NET_RX)));
+	cr_assert(eq(uint, h.wakes, 0));
+	cr_assert(eq(u64, h.st.windows_opened[SIRQ_WINDOW_OVERLOAD], 0));
+	cr_assert(eq(str, (char *)sirq_exit_name(SIRQ_EXIT_STOP), "stop"));
+
+	/* Running again: the next pass is the full one, 1000 rounds. */
+	rx->hook = forget_run;
+	rx->work_ns = MS(1) - 1;
+	sirq_cpu_set_stopping(h.cpu, false);
+	sirq_irq_exit(h.cpu);
+	cr_assert(eq(uint, rx->runs, 5 + 1000));
+	cr_assert(eq(u64, stats(&h)->pass_exit[SIRQ_EXIT_RESTART][SIRQ_CTX_INLINE], 1));
+	harness_fini(&h);
+}
+
+/* A stop set before the pass: it runs one handler and ends. */
+Test(loop, a_pass_begun_while_stopping_runs_one_handler)
+{
+	struct harness h;
+	struct probe *a, *b;
+
+	harness_init(&h, SIRQ_POLICY_MAINLINE);
+	a = probe_register(&h, SIRQ_TIMER);
+	b = probe_register(&h, SIRQ_NET_RX);
+	sirq_cpu_set_stopping(h.cpu, true);
+	sirq_raise(h.cpu, SIRQ_TIMER);
+	sirq_raise(h.cpu, SIRQ_NET_RX);
+	sirq_irq_exit(h.cpu);
+	cr_assert(eq(uint, a->runs, 1));
+	cr_assert(eq(uint, b->runs, 0));
+	cr_assert(eq(u32, sirq_pending(h.cpu), SIRQ_BIT(SIRQ_NET_RX)));
+	cr_assert(eq(u64, stats(&h)->pass_exit[SIRQ_EXIT_STOP][SIRQ_CTX_INLINE], 1));
+	harness_fini(&h);
+}

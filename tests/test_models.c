@@ -455,12 +455,49 @@ unsafe_waits_for_the_lock(enum sirq_policy_id policy, unsigned int vec,
 	pthread_join(r.tid, NULL);
 	cr_expect(eq(u32, p->runs, 1));
 	cr_expect(eq(u32, t.lock_waits, 1));
+	/* The thread's wait is the library's, not the application's. */
+	stats(&h);
+	cr_expect(eq(u64, h.st.thread_lock_wait.samples, 1));
+	cr_expect(eq(u64, h.st.lock_wait.samples, 0));
 	harness_fini(&h);
 }
 
 Test(models, pushdown_unsafe_vector_waits_and_lends_priority_to_the_holder)
 {
 	unsafe_waits_for_the_lock(SIRQ_POLICY_PUSHDOWN, VEC_APP1, 0);
+}
+
+static void
+count_safe_run(struct sirq_cpu *cpu, void *arg)
+{
+	(void)cpu;
+	__atomic_fetch_add((unsigned int *)arg, 1, __ATOMIC_RELEASE);
+}
+
+/* sirq_vector_alloc_flags(): a BH-safe vector of one's own in one call. */
+Test(models, pushdown_runs_an_allocated_bh_safe_vector_beside_a_bh_section)
+{
+	unsigned int runs = 0;
+	struct harness h;
+	struct threads t;
+	struct runner r;
+	int vec;
+
+	harness_init(&h, SIRQ_POLICY_PUSHDOWN);
+	vec = sirq_vector_alloc_flags(h.cpu, count_safe_run, &runs, "safe",
+				      SIRQ_VEC_BH_SAFE);
+	cr_assert(vec >= (int)SIRQ_NR_KERNEL_VECTORS);
+	threads_attach(&h, &t);
+	sirq_bh_disable(h.cpu);
+	sirq_raise(h.cpu, (unsigned int)vec);
+	runner_start(&r, &h, (unsigned int)sirq_thread_of(h.cpu,
+							   (unsigned int)vec));
+	cr_expect(wait_flag(&r.done, SEC(10)));
+	cr_expect(eq(u32, __atomic_load_n(&runs, __ATOMIC_ACQUIRE), 1));
+	cr_expect(eq(u32, t.lock_waits, 0));
+	cr_expect(eq(int, sirq_bh_enable(h.cpu), 0));
+	pthread_join(r.tid, NULL);
+	harness_fini(&h);
 }
 
 /* The first step of the pushdown (and CONFIG_PREEMPT_RT_NEEDS_BH_LOCK):

@@ -43,6 +43,7 @@ static const char *const exit_names[SIRQ_EXIT_MAX] = {
 	[SIRQ_EXIT_TIME] = "time_limit",
 	[SIRQ_EXIT_NEED_RESCHED] = "need_resched",
 	[SIRQ_EXIT_LOCK_WAITER] = "lock_waiter",
+	[SIRQ_EXIT_STOP] = "stop",
 };
 
 static const char *const wake_names[SIRQ_WAKE_MAX] = {
@@ -115,21 +116,124 @@ sirq_params_default(struct sirq_params *p)
 	p->stall_threshold_ns = SIRQ_STALL_THRESHOLD_NS_DEFAULT;
 }
 
+/*
+ * The caps, from the kernel's own values where it has them: a pass of
+ * MAX_SOFTIRQ_TIME (2 ms) and MAX_SOFTIRQ_RESTART (10) rounds, NET_RX's
+ * netdev_budget (300) and netdev_budget_usecs (2 ms). Each cap is far
+ * above them and low enough that a pass, a window or a deadline stays
+ * finite and its arithmetic exact: max_time_ns UINT64_MAX wrapped the
+ * pass deadline (every pass ended on time_limit at once), and
+ * max_restart UINT32_MAX with 10 s kept sirq_lcore_stop() waiting
+ * 20 s. tick_hz keeps the options' old cap: 100 kHz jiffies are finer
+ * than any tick Linux has, and 1 Hz rounds a 2 ms pass up to 1 s, the
+ * cap of max_time_ns.
+ */
+#define RANGE(field, lo, hi, text, zero_means) \
+	{ #field, lo, hi, text, #field " must be in " text, zero_means }
+
+static const struct sirq_param_range param_ranges[] = {
+	RANGE(max_restart, 1, 1000, "1..1000", NULL),
+	RANGE(max_time_ns, 1000, NSEC_PER_SEC,
+	      "1000..1000000000 ns (1 us..1 s)", NULL),
+	RANGE(defer_window_ns, 0, 10 * NSEC_PER_SEC,
+	      "0..10000000000 ns (0..10 s)",
+	      "the window ends where it opens: the next irq exit runs the work itself"),
+	RANGE(overload_window_ns, 0, 100 * NSEC_PER_SEC,
+	      "0..100000000000 ns (0..100 s)",
+	      "the window ends where it opens: the next irq exit runs the work itself"),
+	RANGE(expedited_mask, 0, UINT32_MAX,
+	      "0x0..0xffffffff, vectors with a handler only",
+	      "no vector is expedited"),
+	RANGE(tick_hz, 0, 100000, "0..100000 Hz",
+	      "TSC-exact time, and a decision at every look in irq mode"),
+	RANGE(stall_threshold_ns, 1000, 10 * NSEC_PER_SEC,
+	      "1000..10000000000 ns (1 us..10 s)", NULL),
+	RANGE(napi_weight, 8, 256, "8..256", NULL),
+	RANGE(netdev_budget, 1, 10000, "1..10000", NULL),
+	RANGE(netdev_budget_us, 1, 100000, "1..100000 us (1 us..100 ms)",
+	      NULL),
+};
+#undef RANGE
+#define NB_RANGES (sizeof(param_ranges) / sizeof(param_ranges[0]))
+
+const struct sirq_param_range *
+sirq_param_ranges(unsigned int *nb)
+{
+	if (nb != NULL)
+		*nb = (unsigned int)NB_RANGES;
+	return param_ranges;
+}
+
+const struct sirq_param_range *
+sirq_param_range(const char *name)
+{
+	unsigned int i;
+
+	if (name == NULL)
+		return NULL;
+	for (i = 0; i < NB_RANGES; i++)
+		if (strcmp(param_ranges[i].name, name) == 0)
+			return &param_ranges[i];
+	return NULL;
+}
+
+/* NULL when @v is inside @name's range, else the range's message. */
+static const char *
+out_of_range(const char *name, uint64_t v)
+{
+	const struct sirq_param_range *r = sirq_param_range(name);
+
+	return v < r->min || v > r->max ? r->why : NULL;
+}
+
 const char *
 sirq_params_why_invalid(const struct sirq_params *p)
 {
+	const char *why;
+
 	if (p == NULL)
 		return "no parameters (NULL)";
 	if ((unsigned int)p->policy >= SIRQ_POLICY_MAX)
 		return "unknown policy";
-	if (p->max_restart == 0)
-		return "max_restart is 0: a pass needs at least one round";
-	if (p->max_time_ns == 0)
-		return "max_time_ns is 0: a pass needs some time";
-	if (p->tick_hz > NSEC_PER_SEC)
-		return "tick_hz above 1000000000";
-	if (p->stall_threshold_ns == 0)
-		return "stall_threshold_ns is 0";
+#define CHECK(field) \
+	if ((why = out_of_range(#field, p->field)) != NULL) \
+		return why
+	CHECK(max_restart);
+	CHECK(max_time_ns);
+	CHECK(defer_window_ns);
+	CHECK(overload_window_ns);
+	CHECK(tick_hz);
+	CHECK(stall_threshold_ns);
+#undef CHECK
+	return NULL;
+}
+
+/* The vectors that have a handler. */
+static uint32_t
+registered_mask(const struct sirq_cpu *cpu)
+{
+	uint32_t mask = 0;
+	unsigned int v;
+
+	for (v = 0; v < SIRQ_MAX_VECTORS; v++)
+		if (__atomic_load_n(&cpu->action[v].handler,
+				    __ATOMIC_ACQUIRE) != NULL)
+			mask |= SIRQ_BIT(v);
+	return mask;
+}
+
+const char *
+sirq_cpu_params_why_invalid(const struct sirq_cpu *cpu,
+			    const struct sirq_params *p)
+{
+	const char *why = sirq_params_why_invalid(p);
+
+	if (why != NULL)
+		return why;
+	if (cpu == NULL)
+		return "no CPU (NULL)";
+	if ((p->expedited_mask & ~registered_mask(cpu)) != 0)
+		return sirq_param_range("expedited_mask")->why;
 	return NULL;
 }
 
@@ -320,8 +424,14 @@ runs_so_far(const struct sirq_cpu *cpu)
 static void record_hist(struct sirq_cpu *cpu, struct sirq_latency *lat,
 			uint64_t ns);
 
+/*
+ * Take the lock, waiting in line if need be; the wait goes into @lat:
+ * stats.lock_wait for the application's sections, stats.thread_lock_wait
+ * for the library's own threads (the models' softirq threads, their
+ * tasklets, attaching them), whose waits are many and of another kind.
+ */
 static void
-exec_lock(struct sirq_cpu *cpu)
+exec_lock(struct sirq_cpu *cpu, struct sirq_latency *lat)
 {
 	uint64_t start, runs;
 	uint32_t ticket;
@@ -342,7 +452,7 @@ exec_lock(struct sirq_cpu *cpu)
 	__atomic_store_n(&cpu->lock_served, ticket + 1, __ATOMIC_RELEASE);
 
 	/* Ours now: the wait and what ran meanwhile, in the holder's stats. */
-	record_hist(cpu, &cpu->stats.lock_wait, sirq_now(cpu) - start);
+	record_hist(cpu, lat, sirq_now(cpu) - start);
 	runs = runs_so_far(cpu) - runs;
 	if (runs > cpu->stats.lock_wait_runs_max)
 		__atomic_store_n(&cpu->stats.lock_wait_runs_max, runs,
@@ -377,7 +487,7 @@ section_lock(struct sirq_cpu *cpu)
 	}
 	if (remote > 0)
 		__atomic_fetch_add(&cpu->remote_claims, 1, __ATOMIC_SEQ_CST);
-	exec_lock(cpu);
+	exec_lock(cpu, &cpu->stats.lock_wait);
 	cpu->holder_remote = remote > 0;
 	return 0;
 }
@@ -423,7 +533,7 @@ remote_hold_look(struct sirq_cpu *cpu, bool busy)
 void
 sirq_exec_lock(struct sirq_cpu *cpu)
 {
-	exec_lock(cpu);
+	exec_lock(cpu, &cpu->stats.thread_lock_wait);
 }
 
 void
@@ -433,12 +543,19 @@ sirq_exec_unlock(struct sirq_cpu *cpu)
 }
 
 
+void
+sirq_cpu_set_stopping(struct sirq_cpu *cpu, bool stopping)
+{
+	if (cpu != NULL)
+		__atomic_store_n(&cpu->stopping, stopping, __ATOMIC_RELAXED);
+}
+
 int
 sirq_cpu_set_params(struct sirq_cpu *cpu, const struct sirq_params *p)
 {
 	bool mine;
 
-	if (cpu == NULL || sirq_params_check(p) != 0)
+	if (cpu == NULL || sirq_cpu_params_why_invalid(cpu, p) != NULL)
 		return -EINVAL;
 	mine = sirq_exec_lock_is_mine(cpu);
 	if (!mine) {
@@ -470,6 +587,48 @@ set_action(struct sirq_cpu *cpu, unsigned int vec, sirq_handler_t handler,
 	__atomic_store_n(&a->handler, handler, __ATOMIC_RELEASE);
 }
 
+/* A vector sirq_vector_alloc_flags() has claimed and not yet set up. */
+static void
+sirq_vector_claimed(struct sirq_cpu *cpu, void *arg)
+{
+	(void)cpu;
+	(void)arg;
+}
+
+/*
+ * Registration changes what a running CPU may run: only its own tasks
+ * may do it then, as only they take its lock. A thread on another CPU
+ * (ops.remote_caller) is refused while the CPU runs; before and after,
+ * any thread may.
+ */
+static bool
+registry_refused(struct sirq_cpu *cpu)
+{
+	return cpu->ops.remote_caller != NULL &&
+		cpu->ops.remote_caller(cpu->ops.ctx) < 0;
+}
+
+/* Take a vector without a handler for a registration under way. */
+static bool
+claim(struct sirq_cpu *cpu, unsigned int vec)
+{
+	sirq_handler_t none = NULL;
+
+	return __atomic_compare_exchange_n(&cpu->action[vec].handler, &none,
+					   sirq_vector_claimed, false,
+					   __ATOMIC_ACQ_REL, __ATOMIC_RELAXED);
+}
+
+static void
+set_flags(struct sirq_cpu *cpu, unsigned int vec, uint32_t flags)
+{
+	if (flags & SIRQ_VEC_BH_SAFE)
+		__atomic_fetch_or(&cpu->bh_safe, SIRQ_BIT(vec), __ATOMIC_RELAXED);
+	else
+		__atomic_fetch_and(&cpu->bh_safe, ~SIRQ_BIT(vec),
+				   __ATOMIC_RELAXED);
+}
+
 int
 sirq_register_flags(struct sirq_cpu *cpu, unsigned int vec,
 		    sirq_handler_t handler, void *arg, const char *name,
@@ -478,15 +637,18 @@ sirq_register_flags(struct sirq_cpu *cpu, unsigned int vec,
 	if (cpu == NULL || vec >= SIRQ_MAX_VECTORS || handler == NULL ||
 	    (flags & ~SIRQ_VEC_BH_SAFE) != 0)
 		return -EINVAL;
-	if (vec == SIRQ_HI || vec == SIRQ_TASKLET ||
-	    (cpu->owned & SIRQ_BIT(vec)) != 0)
+	if (registry_refused(cpu))
 		return -EBUSY;
+	/*
+	 * Claimed by a placeholder first, so that two registrations never
+	 * share it; HI and TASKLET have the tasklets' handler from
+	 * sirq_cpu_init(). Flags before the handler's store, which
+	 * publishes the vector.
+	 */
+	if (!claim(cpu, vec))
+		return -EBUSY;
+	set_flags(cpu, vec, flags);
 	set_action(cpu, vec, handler, arg, name);
-	if (flags & SIRQ_VEC_BH_SAFE)
-		__atomic_fetch_or(&cpu->bh_safe, SIRQ_BIT(vec), __ATOMIC_RELAXED);
-	else
-		__atomic_fetch_and(&cpu->bh_safe, ~SIRQ_BIT(vec),
-				   __ATOMIC_RELAXED);
 	return 0;
 }
 
@@ -498,7 +660,7 @@ sirq_register(struct sirq_cpu *cpu, unsigned int vec, sirq_handler_t handler,
 }
 
 /* For the layer above the engine: a vector it runs itself (the binding's
- * TIMER, NET_RX, NET_TX), which sirq_register() then refuses. */
+ * TIMER, NET_RX, NET_TX), which sirq_unregister() then refuses. */
 int
 sirq_register_owned(struct sirq_cpu *cpu, unsigned int vec,
 		    sirq_handler_t handler, void *arg)
@@ -511,22 +673,91 @@ sirq_register_owned(struct sirq_cpu *cpu, unsigned int vec,
 }
 
 int
-sirq_vector_alloc(struct sirq_cpu *cpu, sirq_handler_t handler, void *arg,
-		  const char *name)
+sirq_vector_alloc_flags(struct sirq_cpu *cpu, sirq_handler_t handler,
+			void *arg, const char *name, uint32_t flags)
 {
 	unsigned int vec;
 
-	if (cpu == NULL || handler == NULL)
+	if (cpu == NULL || handler == NULL || (flags & ~SIRQ_VEC_BH_SAFE) != 0)
 		return -EINVAL;
+	if (registry_refused(cpu))
+		return -EBUSY;
 	/* The kernel's vectors stay theirs, even the ones nothing runs. */
 	for (vec = SIRQ_NR_KERNEL_VECTORS; vec < SIRQ_MAX_VECTORS; vec++) {
-		if (__atomic_load_n(&cpu->action[vec].handler,
-				    __ATOMIC_ACQUIRE) != NULL)
+		if (!claim(cpu, vec))
 			continue;
+		set_flags(cpu, vec, flags);
 		set_action(cpu, vec, handler, arg, name);
 		return (int)vec;
 	}
 	return -ENOSPC;
+}
+
+int
+sirq_vector_alloc(struct sirq_cpu *cpu, sirq_handler_t handler, void *arg,
+		  const char *name)
+{
+	return sirq_vector_alloc_flags(cpu, handler, arg, name, 0);
+}
+
+/*
+ * Under the lock, so that no pass is between taking the bit and running
+ * the handler; a handler of a running pass (the lock is its own) cannot
+ * know which vector runs, so it is refused as "running".
+ */
+int
+sirq_unregister(struct sirq_cpu *cpu, unsigned int vec)
+{
+	uint32_t bit = SIRQ_BIT(vec);
+	struct sirq_action *a;
+	bool mine;
+	int ret = 0;
+
+	if (cpu == NULL || vec >= SIRQ_MAX_VECTORS)
+		return -EINVAL;
+	a = &cpu->action[vec];
+	if (vec == SIRQ_HI || vec == SIRQ_TASKLET || (cpu->owned & bit) != 0)
+		return -EBUSY;
+	if (registry_refused(cpu))
+		return -EBUSY;
+	mine = sirq_exec_lock_is_mine(cpu);
+	if (mine && __atomic_load_n(&cpu->serving, __ATOMIC_RELAXED))
+		return -EBUSY;
+	if (!mine) {
+		ret = section_lock(cpu);
+		if (ret != 0)
+			return -EBUSY;
+	}
+	if (__atomic_load_n(&a->handler, __ATOMIC_ACQUIRE) == NULL)
+		ret = -ENOENT;
+	else if ((__atomic_load_n(&cpu->pending, __ATOMIC_SEQ_CST) & bit) ||
+		 __atomic_load_n(&cpu->raise_ns[vec], __ATOMIC_ACQUIRE) != 0 ||
+		 (__atomic_load_n(&cpu->thread_mask, __ATOMIC_SEQ_CST) & bit) ||
+		 (__atomic_load_n(&cpu->unlocked_running, __ATOMIC_SEQ_CST) &
+		  bit))
+		ret = -EBUSY;
+	else {
+		__atomic_store_n(&a->handler, NULL, __ATOMIC_RELEASE);
+		a->arg = NULL;
+		set_flags(cpu, vec, 0);
+		if (vec < SIRQ_NR_KERNEL_VECTORS)
+			snprintf(a->name, SIRQ_NAME_LEN, "%s",
+				 kernel_vector_names[vec]);
+		else
+			snprintf(a->name, SIRQ_NAME_LEN, "V%u", vec);
+	}
+	if (!mine)
+		section_unlock(cpu);
+	return ret;
+}
+
+int
+sirq_vector_free(struct sirq_cpu *cpu, unsigned int vec)
+{
+	if (cpu == NULL || vec < SIRQ_NR_KERNEL_VECTORS ||
+	    vec >= SIRQ_MAX_VECTORS)
+		return -EINVAL;
+	return sirq_unregister(cpu, vec);
 }
 
 /*
@@ -723,6 +954,7 @@ run_action(struct sirq_cpu *cpu, unsigned int vec, enum sirq_ctx ctx,
 	   uint64_t start)
 {
 	struct sirq_action *a = &cpu->action[vec];
+	sirq_handler_t handler;
 	uint64_t raised, end;
 
 	/*
@@ -737,8 +969,12 @@ run_action(struct sirq_cpu *cpu, unsigned int vec, enum sirq_ctx ctx,
 		record_hist(cpu, &cpu->stats.latency[vec],
 			    start > raised ? start - raised : 0);
 
+	/* A raise that crossed sirq_unregister(): nothing to run. */
+	handler = __atomic_load_n(&a->handler, __ATOMIC_ACQUIRE);
+	if (sirq_unlikely(handler == NULL))
+		return start;
 	SIRQ_TRACE_SOFTIRQ_ENTRY(cpu, vec, ctx);
-	a->handler(cpu, a->arg);
+	handler(cpu, a->arg);
 	SIRQ_TRACE_SOFTIRQ_EXIT(cpu, vec, ctx);
 
 	end = sirq_now(cpu);
@@ -806,19 +1042,24 @@ restart_or_exit(struct sirq_cpu *cpu, enum sirq_ctx ctx, bool time_up,
 }
 
 /*
- * A thread waits for the lock: the pass ends at this vector boundary.
- * The snapshot's bits not yet run (@left) go back; their stamps are still
- * there, so neither a raise nor its latency is lost. Whoever takes the
- * lock runs them (sirq_bh_enable()), or the dispatcher's next iteration
- * does: it is not an overload, so no window opens and no worker wakes.
+ * A thread waits for the lock, or the CPU is stopping: the pass ends at
+ * this vector boundary. The snapshot's bits not yet run (@left) go back;
+ * their stamps are still there, so neither a raise nor its latency is
+ * lost. Whoever takes the lock runs them (sirq_bh_enable()), or the
+ * dispatcher's next iteration does: it is not an overload, so no window
+ * opens and no worker wakes. A stop comes first: a pass that would last
+ * max_time_ns (up to 1 s) with a handler that raises itself again ends
+ * after the run under way instead.
  */
 static inline enum sirq_exit
 hand_over(struct sirq_cpu *cpu, uint32_t left)
 {
 	if (left != 0)
 		__atomic_fetch_or(&cpu->pending, left, __ATOMIC_RELEASE);
-	return local_pending(cpu) != 0 ?
-		SIRQ_EXIT_LOCK_WAITER : SIRQ_EXIT_DRAINED;
+	if (local_pending(cpu) == 0)
+		return SIRQ_EXIT_DRAINED;
+	return __atomic_load_n(&cpu->stopping, __ATOMIC_RELAXED) ?
+		SIRQ_EXIT_STOP : SIRQ_EXIT_LOCK_WAITER;
 }
 
 /*
@@ -834,7 +1075,7 @@ run_round(struct sirq_cpu *cpu, enum sirq_ctx ctx, uint32_t pending,
 
 		pending &= pending - 1;
 		*now = run_action(cpu, vec, ctx, *now);
-		if (sirq_unlikely(sirq_exec_lock_contended(cpu)))
+		if (sirq_unlikely(sirq_pass_cut(cpu)))
 			return hand_over(cpu, pending);
 	}
 	return SIRQ_EXIT_DRAINED;
@@ -877,7 +1118,8 @@ do_softirq(struct sirq_cpu *cpu, enum sirq_ctx ctx, uint64_t now)
 
 	sirq_stat_add(&cpu->stats.pass_exit[why][ctx], 1);
 	SIRQ_TRACE_PASS_END(cpu, why, ctx);
-	if (why != SIRQ_EXIT_DRAINED && why != SIRQ_EXIT_LOCK_WAITER) {
+	if (why != SIRQ_EXIT_DRAINED && why != SIRQ_EXIT_LOCK_WAITER &&
+	    why != SIRQ_EXIT_STOP) {
 		if (cpu->policy->work_left != NULL)
 			cpu->policy->work_left(cpu, why,
 					       sirq_jiffies(cpu, now));
@@ -1187,7 +1429,7 @@ with_lock(struct sirq_cpu *cpu, void (*fn)(struct sirq_cpu *, uintptr_t),
 	bool mine = sirq_exec_lock_is_mine(cpu);
 
 	if (!mine)
-		exec_lock(cpu);
+		exec_lock(cpu, &cpu->stats.thread_lock_wait);
 	fn(cpu, arg);
 	if (mine)
 		return;
@@ -1320,7 +1562,7 @@ thread_round_locked(struct sirq_cpu *cpu, unsigned int thread)
 	uint32_t group, bits;
 	uint64_t now;
 
-	exec_lock(cpu);
+	exec_lock(cpu, &cpu->stats.thread_lock_wait);
 	/*
 	 * The interrupts that fire while the thread holds the lock (the
 	 * timer, a queue), as sirqd looks before its passes: nobody else

@@ -179,11 +179,21 @@ enum sirq_policy_id {
 /** Tunables of one CPU; sirq_params_default() gives the kernel's values. */
 struct sirq_params {
 	enum sirq_policy_id policy;	/**< overload policy */
-	unsigned int max_restart;	/**< MAX_SOFTIRQ_RESTART, >= 1 */
-	uint64_t max_time_ns;		/**< MAX_SOFTIRQ_TIME, > 0 */
-	uint64_t defer_window_ns;	/**< kicinski: window after need_resched */
-	uint64_t overload_window_ns;	/**< kicinski: window after exhaustion */
-	uint32_t expedited_mask;	/**< SOFTIRQ_NOW_MASK */
+	unsigned int max_restart;	/**< MAX_SOFTIRQ_RESTART, 1..1000 */
+	uint64_t max_time_ns;		/**< MAX_SOFTIRQ_TIME, 1 us..1 s */
+	/**
+	 * kicinski: window after need_resched, 0..10 s. 0: the window ends
+	 * where it opens, so the next irq exit runs the work itself, as
+	 * mainline does.
+	 */
+	uint64_t defer_window_ns;
+	/**
+	 * kicinski: window after exhaustion, 0..100 s. 0: no window, as
+	 * defer_window_ns.
+	 */
+	uint64_t overload_window_ns;
+	/** SOFTIRQ_NOW_MASK: only vectors that have a handler. */
+	uint32_t expedited_mask;
 	/**
 	 * HZ: the loop's time in jiffies of 1/N s (default
 	 * SIRQ_TICK_HZ_DEFAULT), and in the binding's irq mode the
@@ -192,7 +202,7 @@ struct sirq_params {
 	 * dispatcher (the "Gleixner" model: no jiffies anywhere).
 	 */
 	uint32_t tick_hz;
-	uint64_t stall_threshold_ns;	/**< raise-to-run latency counted as stall */
+	uint64_t stall_threshold_ns;	/**< raise-to-run latency counted as stall, 1 us..10 s */
 };
 
 /**
@@ -317,6 +327,12 @@ enum sirq_exit {
 	 * at a vector boundary, with work still pending.
 	 */
 	SIRQ_EXIT_LOCK_WAITER,
+	/**
+	 * The CPU is stopping (sirq_cpu_set_stopping()): the pass ended at a
+	 * vector boundary, with work still pending; no worker is woken and
+	 * no window opens.
+	 */
+	SIRQ_EXIT_STOP,
 	SIRQ_EXIT_MAX,		/**< number of reasons */
 };
 
@@ -408,6 +424,12 @@ struct sirq_stats {
 	 * first try to the lock.
 	 */
 	struct sirq_latency lock_wait;
+	/**
+	 * The same for the execution models' softirq threads (rt, pushdown,
+	 * pushdown-locked) and the threads' unsafe tasklets: the waits the
+	 * library's own threads make, apart from the application's.
+	 */
+	struct sirq_latency thread_lock_wait;
 	/**
 	 * The most handler runs that one such wait saw. A waiter gets the
 	 * lock at the holder's next vector boundary: at most 2 with one
@@ -541,14 +563,66 @@ int sirq_napi_threaded_from_name(const char *name);
 void sirq_params_default(struct sirq_params *p);
 
 /**
+ * The accepted range of one tunable. One table for every entry point: the
+ * API (sirq_params_why_invalid(), sirq_lcore_set_params()), telemetry's
+ * /sirq/params_set and the applications' options and INI files. The caps
+ * keep every pass, window and deadline finite and their arithmetic
+ * exact: a value inside its range cannot wrap a deadline or keep a pass
+ * from ending.
+ */
+struct sirq_param_range {
+	const char *name;	/**< the field, e.g. "max_time_ns" */
+	uint64_t min;		/**< smallest value accepted */
+	uint64_t max;		/**< largest value accepted */
+	/** The range as every message says it, e.g. "1000..1000000000 ns (1 us..1 s)". */
+	const char *range;
+	/**
+	 * The message for a value outside the range: the name and the range,
+	 * "max_time_ns must be in 1000..1000000000 ns (1 us..1 s)".
+	 */
+	const char *why;
+	/** What 0 means where 0 is accepted (the windows, tick_hz); else NULL. */
+	const char *zero;
+};
+
+/**
+ * The range of a tunable, by its field name: the engine's (struct
+ * sirq_params: max_restart, max_time_ns, defer_window_ns,
+ * overload_window_ns, expedited_mask, tick_hz, stall_threshold_ns) and
+ * the NAPI ones the DPDK binding applies (napi_weight, netdev_budget,
+ * netdev_budget_us).
+ *
+ * expedited_mask's numeric range is the whole mask; where a CPU is known
+ * it must also name only vectors that have a handler
+ * (sirq_cpu_params_why_invalid()).
+ *
+ * Context: any thread; never waits.
+ *
+ * @param name  the field's name.
+ * @return the entry, valid for the program's life; NULL for an unknown
+ *   name or NULL.
+ */
+const struct sirq_param_range *sirq_param_range(const char *name);
+
+/**
+ * The whole range table, for listing (--help, documentation, tests).
+ *
+ * Context: any thread; never waits.
+ *
+ * @param nb  set to the number of entries; may be NULL.
+ * @return the first entry.
+ */
+const struct sirq_param_range *sirq_param_ranges(unsigned int *nb);
+
+/**
  * Check a parameter set.
  *
  * Context: any thread; never waits.
  *
  * @param p  the parameters.
- * @return 0 if usable; -EINVAL otherwise (NULL, unknown policy,
- *   max_restart 0, max_time 0, tick_hz above 1e9, stall threshold 0):
- *   sirq_params_why_invalid() says which.
+ * @return 0 if usable; -EINVAL otherwise (NULL, unknown policy, a field
+ *   outside its sirq_param_range()): sirq_params_why_invalid() says
+ *   which.
  */
 int sirq_params_check(const struct sirq_params *p);
 
@@ -559,9 +633,28 @@ int sirq_params_check(const struct sirq_params *p);
  *
  * @param p  the parameters.
  * @return NULL if sirq_params_check() accepts @p p, else a constant
- *   string naming the bad field (e.g. "max_restart is 0: ...").
+ *   string naming the first bad field and its range: the field's
+ *   sirq_param_range()->why, e.g. "max_restart must be in 1..1000".
  */
 const char *sirq_params_why_invalid(const struct sirq_params *p);
+
+/**
+ * sirq_params_why_invalid() for the parameters of a given CPU: also
+ * refuses an expedited_mask that names a vector without a handler on
+ * @p cpu (such a bit would keep nothing, or make a later vector
+ * expedited unasked). sirq_cpu_set_params() applies this check;
+ * sirq_cpu_init() applies only sirq_params_why_invalid(), since the
+ * vectors are registered after it.
+ *
+ * Context: any thread; never waits.
+ *
+ * @param cpu  the CPU.
+ * @param p    the parameters.
+ * @return NULL if usable, else a constant string as
+ *   sirq_params_why_invalid(); for a NULL @p cpu, "no CPU (NULL)".
+ */
+const char *sirq_cpu_params_why_invalid(const struct sirq_cpu *cpu,
+					const struct sirq_params *p);
 
 /**
  * Name of a policy.
@@ -699,6 +792,22 @@ void sirq_cpu_free(struct sirq_cpu *cpu);
 const struct sirq_cpu_conf *sirq_cpu_conf(const struct sirq_cpu *cpu);
 
 /**
+ * Mark the CPU stopping, or running again. While it is stopping every
+ * pass (the dispatcher's, sirq_bh_enable()'s, the worker's) ends at its
+ * next vector boundary with SIRQ_EXIT_STOP and leaves the rest pending,
+ * as it does for a lock waiter: a stop waits for one handler run, not
+ * for a pass of up to max_time_ns and max_restart rounds. No worker is
+ * woken and no window opens for it. sirq_lcore_stop() sets it;
+ * sirq_lcore_main() clears it when it returns.
+ *
+ * Context: any thread, and a signal handler; never waits.
+ *
+ * @param cpu       the CPU; NULL does nothing.
+ * @param stopping  true to cut passes short, false to let them run.
+ */
+void sirq_cpu_set_stopping(struct sirq_cpu *cpu, bool stopping);
+
+/**
  * Change policy and parameters of a live CPU. The change is made under
  * the execution lock, so the next pass obeys it; open deferral windows
  * are closed. On a DPDK lcore, sirq_lcore_set_params() changes these
@@ -711,7 +820,8 @@ const struct sirq_cpu_conf *sirq_cpu_conf(const struct sirq_cpu *cpu);
  *
  * @param cpu  the CPU.
  * @param p    the new parameters; copied.
- * @return 0; -EINVAL for NULL or bad parameters (nothing changed);
+ * @return 0; -EINVAL for NULL or bad parameters
+ *   (sirq_cpu_params_why_invalid() says which; nothing changed);
  *   -EXDEV from a thread on another CPU (ops.remote_caller; nothing
  *   changed, nothing waited for).
  */
@@ -725,11 +835,13 @@ int sirq_cpu_set_params(struct sirq_cpu *cpu, const struct sirq_params *p);
  * Register the handler of a vector (the kernel's open_softirq()).
  *
  * An application that wants a vector of its own should take one with
- * sirq_vector_alloc() instead of choosing a number.
+ * sirq_vector_alloc() instead of choosing a number. A vector has one
+ * handler: to change it, sirq_unregister() first.
  *
- * Context: before the CPU's dispatcher and worker start, or on its
- * dispatcher thread (a vector is not run before it is raised); never
- * waits.
+ * Context: before the CPU runs (on a DPDK lcore: before
+ * sirq_lcore_main() or after it returns), from any thread; while it
+ * runs, only from one of the CPU's own threads (ops.remote_caller 0: the
+ * dispatcher, its handlers, threads pinned to its CPUs). Never waits.
  *
  * @param cpu      the CPU.
  * @param vec      the vector, below SIRQ_MAX_VECTORS.
@@ -738,9 +850,10 @@ int sirq_cpu_set_params(struct sirq_cpu *cpu, const struct sirq_params *p);
  * @param name     short name for reports (copied, truncated to 15
  *   chars); NULL keeps the kernel's name or "V<n>".
  * @return 0; -EINVAL if @p cpu is NULL, @p vec >= SIRQ_MAX_VECTORS or
- *   @p handler is NULL; -EBUSY for HI and TASKLET, which the tasklet
- *   machinery owns, and for the vectors a binding runs itself (on a DPDK
- *   lcore: TIMER, NET_RX and NET_TX).
+ *   @p handler is NULL; -EBUSY if the vector has a handler already
+ *   (HI and TASKLET have the tasklets'; on a DPDK lcore TIMER, NET_RX
+ *   and NET_TX have the binding's), or from another CPU's thread while
+ *   the CPU runs (nothing changed).
  */
 int sirq_register(struct sirq_cpu *cpu, unsigned int vec,
 		  sirq_handler_t handler, void *arg, const char *name);
@@ -764,11 +877,32 @@ int sirq_register_flags(struct sirq_cpu *cpu, unsigned int vec,
 			uint32_t flags);
 
 /**
- * Take a free application vector (one past the kernel's ten, with no
- * handler yet) and register @p handler on it. Vectors are never given
- * back: take them at start.
+ * Remove a vector's handler: the vector can be registered again. A
+ * raise of it then fails with -EINVAL; a raise that crossed this call
+ * runs nothing.
  *
- * Context: as sirq_register(); never waits.
+ * Context: as sirq_register(). From a thread that does not hold the
+ * CPU's execution lock it waits for it, at most until the holder's next
+ * vector boundary (one handler run); inside a handler it does not wait
+ * and refuses (-EBUSY), since a pass is under way.
+ *
+ * @param cpu  the CPU.
+ * @param vec  the vector.
+ * @return 0; -EINVAL for a NULL @p cpu or @p vec >= SIRQ_MAX_VECTORS;
+ *   -ENOENT if it has no handler; -EBUSY while it is pending, running,
+ *   or run by a softirq thread of an execution model, for HI, TASKLET
+ *   and the binding's vectors, from inside a pass, and from another
+ *   CPU's thread while the CPU runs (nothing changed).
+ */
+int sirq_unregister(struct sirq_cpu *cpu, unsigned int vec);
+
+/**
+ * Take a free application vector (one past the kernel's ten, with no
+ * handler yet) and register @p handler on it. Give it back with
+ * sirq_vector_free().
+ *
+ * Context: as sirq_register(); never waits. Two threads allocating at
+ * once get two vectors.
  *
  * @param cpu      the CPU.
  * @param handler  its handler.
@@ -777,10 +911,40 @@ int sirq_register_flags(struct sirq_cpu *cpu, unsigned int vec,
  *   chars); NULL keeps "V<n>".
  * @return the vector number (>= SIRQ_NR_KERNEL_VECTORS), to pass to
  *   sirq_raise(); -EINVAL if @p cpu or @p handler is NULL; -ENOSPC when
- *   all SIRQ_MAX_VECTORS are taken.
+ *   all SIRQ_MAX_VECTORS are taken; -EBUSY from another CPU's thread
+ *   while the CPU runs.
  */
 int sirq_vector_alloc(struct sirq_cpu *cpu, sirq_handler_t handler, void *arg,
 		      const char *name);
+
+/**
+ * sirq_vector_alloc() with flags, in one call: SIRQ_VEC_BH_SAFE for a
+ * handler that needs no BH lock (honoured by SIRQ_POLICY_PUSHDOWN).
+ *
+ * Context: as sirq_vector_alloc().
+ *
+ * @param cpu      the CPU.
+ * @param handler  its handler.
+ * @param arg      the handler's argument.
+ * @param name     as sirq_vector_alloc().
+ * @param flags    0 or SIRQ_VEC_BH_SAFE.
+ * @return as sirq_vector_alloc(); -EINVAL for an unknown flag too.
+ */
+int sirq_vector_alloc_flags(struct sirq_cpu *cpu, sirq_handler_t handler,
+			    void *arg, const char *name, uint32_t flags);
+
+/**
+ * Give back a vector from sirq_vector_alloc(): sirq_unregister() for an
+ * application vector.
+ *
+ * Context: as sirq_unregister().
+ *
+ * @param cpu  the CPU.
+ * @param vec  the vector sirq_vector_alloc() returned.
+ * @return as sirq_unregister(); -EINVAL for a kernel vector
+ *   (below SIRQ_NR_KERNEL_VECTORS).
+ */
+int sirq_vector_free(struct sirq_cpu *cpu, unsigned int vec);
 
 /**
  * Mark a vector pending (raise_softirq()).

@@ -97,6 +97,12 @@ struct sirq_cpu {
 	uint32_t lock_next;
 	uint32_t lock_served;
 	/*
+	 * sirq_cpu_set_stopping(): every pass ends at its next vector
+	 * boundary, as for a lock waiter. Beside the tickets: the pass reads
+	 * them together, one cache line.
+	 */
+	bool stopping;
+	/*
 	 * Threads on another CPU (ops.remote_caller) holding or waiting for
 	 * the lock: none while the CPU runs, which refuses them; one that
 	 * took the lock before stops the CPU for as long as it keeps it,
@@ -258,6 +264,17 @@ sirq_exec_lock_contended(const struct sirq_cpu *cpu)
 {
 	return __atomic_load_n(&cpu->lock_next, __ATOMIC_RELAXED) !=
 		__atomic_load_n(&cpu->lock_served, __ATOMIC_RELAXED);
+}
+
+/*
+ * Does the pass end at this vector boundary: a thread waits for the lock,
+ * or the CPU is stopping?
+ */
+static inline bool
+sirq_pass_cut(const struct sirq_cpu *cpu)
+{
+	return sirq_exec_lock_contended(cpu) ||
+		__atomic_load_n(&cpu->stopping, __ATOMIC_RELAXED);
 }
 
 /* The token of the thread holding @cpu's execution lock; 0 when free. */
