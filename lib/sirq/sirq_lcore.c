@@ -231,28 +231,43 @@ sirq_lcore_conf_default(struct sirq_lcore_conf *conf)
 	conf->worker_boost_priority = SIRQ_WORKER_BOOST_PRIORITY_DEFAULT;
 }
 
+/* The NAPI limits, against the library's range table. */
+static const char *
+napi_why_invalid(const struct sirq_lcore_params *p)
+{
+	const struct sirq_param_range *r;
+
+	r = sirq_param_range("napi_weight");
+	if (p->napi_weight < r->min || p->napi_weight > r->max)
+		return r->why;
+	r = sirq_param_range("netdev_budget");
+	if (p->netdev_budget < r->min || p->netdev_budget > r->max)
+		return r->why;
+	r = sirq_param_range("netdev_budget_us");
+	if (p->netdev_budget_us < r->min || p->netdev_budget_us > r->max)
+		return r->why;
+	return NULL;
+}
+
 /*
  * Why @p p does not suit an lcore in @p mode whose dispatcher runs at
  * SCHED_FIFO @p irq_priority (irq mode), written into @p buf; NULL when
  * it does.
  */
 static const char *
-params_why_invalid(const struct sirq_lcore_params *p, enum sirq_mode mode,
-		   int irq_priority, char *buf, size_t len)
+params_why_invalid(const struct sirq_lcore_params *p, const struct sirq_cpu *cpu,
+		   enum sirq_mode mode, int irq_priority, char *buf, size_t len)
 {
-	const char *why = sirq_params_why_invalid(&p->engine);
+	const char *why = cpu != NULL ?
+		sirq_cpu_params_why_invalid(cpu, &p->engine) :
+		sirq_params_why_invalid(&p->engine);
 	int lo = sched_get_priority_min(SCHED_FIFO);
 	int hi = sched_get_priority_max(SCHED_FIFO);
 
+	if (why == NULL)
+		why = napi_why_invalid(p);
 	if (why != NULL)
-		snprintf(buf, len, "engine parameters: %s", why);
-	else if (p->napi_weight == 0 || p->napi_weight > SIRQ_NAPI_WEIGHT_MAX)
-		snprintf(buf, len, "napi weight %u not in 1..%u",
-			 p->napi_weight, SIRQ_NAPI_WEIGHT_MAX);
-	else if (p->netdev_budget == 0)
-		snprintf(buf, len, "netdev budget %u", p->netdev_budget);
-	else if (p->netdev_budget_us == 0)
-		snprintf(buf, len, "netdev budget-us %u", p->netdev_budget_us);
+		snprintf(buf, len, "%s", why);
 	else if (mode == SIRQ_MODE_IRQ && p->irq_tick_us == 0)
 		snprintf(buf, len, "irq tick %u us", p->irq_tick_us);
 	else if (p->worker_boost_priority != 0 &&
@@ -299,7 +314,7 @@ check_conf(unsigned int lcore_id, const struct sirq_lcore_conf *c)
 	     c->irq_priority > sched_get_priority_max(SCHED_FIFO)))
 		BAD("irq priority %d not a SCHED_FIFO priority", c->irq_priority);
 	params_from_conf(&p, c);
-	if (params_why_invalid(&p, c->mode, c->irq_priority, why,
+	if (params_why_invalid(&p, NULL, c->mode, c->irq_priority, why,
 			       sizeof(why)) != NULL)
 		BAD("%s", why);
 	if (sirq_napi_params_check(&c->napi) != 0)
@@ -338,8 +353,8 @@ sirq_lcore_params_why_invalid(const struct sirq_lcore *lc,
 			      const struct sirq_lcore_params *p, char *buf,
 			      size_t len)
 {
-	return params_why_invalid(p, lc->conf.mode, lc->conf.irq_priority,
-				  buf, len);
+	return params_why_invalid(p, lc->cpu, lc->conf.mode,
+				  lc->conf.irq_priority, buf, len);
 }
 
 /* On the lcore, with its lock held (sirq_lcore_call()). */
@@ -381,12 +396,12 @@ sirq_lcore_set_params(struct sirq_lcore *lc, const struct sirq_lcore_params *p)
 	int ret;
 
 	if (lc == NULL || p == NULL) {
-		SIRQ_LOG(ERR, "sirq_lcore_set_params: %s is NULL",
-			 lc == NULL ? "the lcore" : "the parameters");
+		SIRQ_LOG(ERR, "sirq_lcore_set_params: no %s (NULL)",
+			 lc == NULL ? "lcore" : "parameters");
 		return -EINVAL;
 	}
-	if (params_why_invalid(p, lc->conf.mode, lc->conf.irq_priority, why,
-			       sizeof(why)) != NULL) {
+	if (params_why_invalid(p, lc->cpu, lc->conf.mode, lc->conf.irq_priority,
+			       why, sizeof(why)) != NULL) {
 		SIRQ_LOG(ERR, "lcore %u: %s; parameters unchanged",
 			 lc->lcore_id, why);
 		return -EINVAL;
@@ -609,6 +624,13 @@ lcore_create(unsigned int lcore_id, const struct sirq_lcore_conf *conf)
 	sirq_register_owned(lc->cpu, SIRQ_TIMER, timer_action, lc);
 	sirq_register_owned(lc->cpu, SIRQ_NET_RX, sirq_net_rx_action, &lc->rx);
 	sirq_register_owned(lc->cpu, SIRQ_NET_TX, sirq_net_tx_action, &lc->tx);
+	/* The vectors an expedited_mask may name exist from here. */
+	if (sirq_cpu_params_why_invalid(lc->cpu, &conf->params) != NULL) {
+		SIRQ_LOG(ERR, "lcore %u: %s", lcore_id,
+			 sirq_cpu_params_why_invalid(lc->cpu, &conf->params));
+		rte_errno = EINVAL;
+		goto fail;
+	}
 	/*
 	 * The models' softirq threads (rt's ktimers, pushdown's thread per
 	 * vector) start with the dispatcher, sthreads_sync(). TIMER, NET_RX
@@ -1330,9 +1352,14 @@ sirq_lcore_main(void *arg)
 	struct sirq_lcore *lc = arg;
 	int ret;
 
-	if (lc == NULL || rte_lcore_id() != lc->lcore_id) {
+	if (lc == NULL) {
+		SIRQ_LOG(ERR, "sirq_lcore_main on lcore %u: no lcore (NULL)",
+			 rte_lcore_id());
+		return -EINVAL;
+	}
+	if (rte_lcore_id() != lc->lcore_id) {
 		SIRQ_LOG(ERR, "sirq_lcore_main on lcore %u for lcore %u",
-			 rte_lcore_id(), lc != NULL ? lc->lcore_id : 0);
+			 rte_lcore_id(), lc->lcore_id);
 		return -EINVAL;
 	}
 	/* From here other CPUs' threads queue their calls (sirq_call.c). */
@@ -1400,6 +1427,7 @@ sirq_lcore_main(void *arg)
 	lcore_drain(lc);
 	lcore_main_end(lc);
 	/* Ready to be launched again. */
+	sirq_cpu_set_stopping(lc->cpu, false);
 	__atomic_store_n(&lc->stop, 0, __ATOMIC_RELAXED);
 	return ret;
 }
@@ -1662,6 +1690,8 @@ sirq_lcore_stop(struct sirq_lcore *lc)
 	if (lc == NULL)
 		return;
 	__atomic_store_n(&lc->stop, 1, __ATOMIC_RELAXED);
+	/* A pass under way ends at its next vector boundary. */
+	sirq_cpu_set_stopping(lc->cpu, true);
 	sirq_irq_kick(&lc->irq);
 }
 

@@ -161,9 +161,9 @@ struct sirq_napi_info {
 struct sirq_lcore_conf {
 	struct sirq_params params;	/**< engine parameters and policy */
 	enum sirq_mode mode;		/**< poll (default) or irq mode; fixed */
-	uint16_t napi_weight;		/**< packets per queue per poll */
-	uint16_t netdev_budget;		/**< packets per NET_RX run */
-	uint32_t netdev_budget_us;	/**< time per NET_RX run */
+	uint16_t napi_weight;		/**< packets per queue per poll, 1..256 */
+	uint16_t netdev_budget;		/**< packets per NET_RX run, 1..10000 */
+	uint32_t netdev_budget_us;	/**< time per NET_RX run, 1..100000 us */
 	/**
 	 * CPUs of the worker, as a list ("2", "2-3,6"); NULL or "" pins it
 	 * to the CPUs of the lcore it serves.
@@ -383,8 +383,10 @@ int sirq_lcore_add_tx_queue(struct sirq_lcore *lc, uint16_t port,
  * launched again afterwards.
  *
  * Context: the lcore it was created for, only. Its loop ends within one
- * softirq pass of a stop (and the app_fn call running then); it then
- * waits for sirqd and the NAPI threads to end, each within its pass.
+ * handler run of a stop (a pass under way ends at its next vector
+ * boundary, SIRQ_EXIT_STOP, and the app_fn call running then); it then
+ * waits for sirqd and the NAPI threads to end, each within its handler
+ * run.
  *
  * @param arg  the struct sirq_lcore of the calling lcore.
  * @return 0; -EINVAL for NULL or the wrong lcore (nothing starts); a
@@ -398,7 +400,10 @@ int sirq_lcore_main(void *arg);
  * the next sirq_lcore_main() returns at once.
  *
  * Context: any thread, and signal handlers (async-signal-safe); never
- * waits: the dispatcher returns within one softirq pass.
+ * waits. Every softirq pass of the lcore, the dispatcher's and sirqd's,
+ * ends at its next vector boundary from here (sirq_cpu_set_stopping()),
+ * whatever max_time_ns and max_restart allow: the dispatcher returns
+ * within one handler run (NET_RX's is bounded by netdev_budget_us).
  *
  * @param lc  the lcore; NULL does nothing.
  */
@@ -587,9 +592,9 @@ int sirq_lcore_call(struct sirq_lcore *lc, sirq_call_fn_t fn, void *arg);
  */
 struct sirq_lcore_params {
 	struct sirq_params engine;	/**< policy and the softirq loop's limits */
-	uint16_t napi_weight;		/**< packets per queue per poll */
-	uint16_t netdev_budget;		/**< packets per NET_RX run */
-	uint32_t netdev_budget_us;	/**< time per NET_RX run */
+	uint16_t napi_weight;		/**< packets per queue per poll, 1..256 */
+	uint16_t netdev_budget;		/**< packets per NET_RX run, 1..10000 */
+	uint32_t netdev_budget_us;	/**< time per NET_RX run, 1..100000 us */
 	uint32_t irq_tick_us;		/**< irq mode: longest sleep */
 	/** SCHED_FIFO priority lent to a preempted worker; 0 never. */
 	int worker_boost_priority;
@@ -626,7 +631,9 @@ int sirq_lcore_get_params(const struct sirq_lcore *lc,
  * @param p   the new parameters, all of them (read them first with
  *   sirq_lcore_get_params() to change a few).
  * @return 0 once applied; -EINVAL if @p lc or @p p is NULL or a value is
- *   out of range (nothing changed; the log line names the value);
+ *   out of its sirq_param_range(), or expedited_mask names a vector
+ *   without a handler (nothing changed; the log line names the field
+ *   and its range);
  *   -EDEADLK from another lcore's handler or thread; -ENOSPC when
  *   SIRQ_LCORE_CALLS_MAX remote calls are queued (nothing changed).
  */
@@ -905,8 +912,10 @@ void sirq_lcore_stats_get(const struct sirq_lcore *lc,
  * and /sirq/params_set (dpdk-telemetry.py lists them with their help). A
  * command that fails answers {"error": "<reason>"}.
  *
- * Context: one thread at a time, after rte_eal_init() (the main lcore at
- * start-up); never waits. Idempotent.
+ * Context: one thread at a time, before or after rte_eal_init(): the
+ * commands go into DPDK's table, which DPDK's own libraries fill from
+ * constructors before main() runs; the socket that serves them opens
+ * in rte_eal_init(). Never waits. Idempotent.
  *
  * @return 0, or the negative error of rte_telemetry_register_cmd().
  */

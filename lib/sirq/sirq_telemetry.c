@@ -155,6 +155,9 @@ visit_counters(const struct sirq_lcore *lc, const struct sirq_stats *st,
 	emit(sink, "lock_wait_max_ns", st->lock_wait.max_ns);
 	emit(sink, "lock_wait_stalls", st->lock_wait.stalls);
 	emit(sink, "lock_wait_runs_max", st->lock_wait_runs_max);
+	/* The execution models' threads' waits, apart from the application's. */
+	emit(sink, "thread_lock_waits", st->thread_lock_wait.samples);
+	emit(sink, "thread_lock_wait_max_ns", st->thread_lock_wait.max_ns);
 	/* Another CPU's thread in the way: refused while the lcore runs. */
 	emit(sink, "remote_hold_episodes", st->remote_hold.samples);
 	emit(sink, "remote_hold_ns", st->remote_hold.sum_ns);
@@ -726,29 +729,42 @@ params_set_item(char *item, struct sirq_lcore_params *p, char *why,
 		p->engine.policy = (enum sirq_policy_id)pol;
 		return NULL;
 	}
+	/* The library's ranges (sirq_param_range()), the messages' too. */
+#define R(name, field) \
+	if (strcmp(key, name) == 0) { \
+		const struct sirq_param_range *r = sirq_param_range(name); \
+		if (parse_u64(val, r->max, &v) != 0 || v < r->min) { \
+			snprintf(why, len, "bad value '%.32s' for %s: %s", \
+				 val, key, r->why); \
+			return why; \
+		} \
+		field = v; \
+		return NULL; \
+	}
 #define U(name, field, max) \
 	if (strcmp(key, name) == 0) { \
 		if (parse_u64(val, max, &v) != 0) { \
-			snprintf(why, len, "bad value '%s' for %s (0..%" PRIu64 ")", \
+			snprintf(why, len, "bad value '%.32s' for %s (0..%" PRIu64 ")", \
 				 val, key, (uint64_t)(max)); \
 			return why; \
 		} \
 		field = v; \
 		return NULL; \
 	}
-	U("max_restart", p->engine.max_restart, UINT32_MAX)
-	U("max_time_ns", p->engine.max_time_ns, UINT64_MAX)
-	U("defer_window_ns", p->engine.defer_window_ns, UINT64_MAX)
-	U("overload_window_ns", p->engine.overload_window_ns, UINT64_MAX)
-	U("expedited_mask", p->engine.expedited_mask, UINT32_MAX)
-	U("tick_hz", p->engine.tick_hz, UINT32_MAX)
-	U("stall_threshold_ns", p->engine.stall_threshold_ns, UINT64_MAX)
-	U("napi_weight", p->napi_weight, UINT16_MAX)
-	U("netdev_budget", p->netdev_budget, UINT16_MAX)
-	U("netdev_budget_us", p->netdev_budget_us, UINT32_MAX)
+	R("max_restart", p->engine.max_restart)
+	R("max_time_ns", p->engine.max_time_ns)
+	R("defer_window_ns", p->engine.defer_window_ns)
+	R("overload_window_ns", p->engine.overload_window_ns)
+	R("expedited_mask", p->engine.expedited_mask)
+	R("tick_hz", p->engine.tick_hz)
+	R("stall_threshold_ns", p->engine.stall_threshold_ns)
+	R("napi_weight", p->napi_weight)
+	R("netdev_budget", p->netdev_budget)
+	R("netdev_budget_us", p->netdev_budget_us)
 	U("irq_tick_us", p->irq_tick_us, UINT32_MAX)
 	U("worker_boost_priority", p->worker_boost_priority, INT32_MAX)
 #undef U
+#undef R
 	snprintf(why, len, "unknown key '%s'", key);
 	return why;
 }

@@ -180,7 +180,9 @@ Test(lcore_rx, endless_input_net_rx_stops_at_the_packet_budget, .timeout = 60)
 	uint64_t runs;
 
 	/* A time budget that a preempted run cannot reach first. */
-	lc = null_flood_lcore(&rec, SIRQ_NETDEV_BUDGET_DEFAULT, UINT32_MAX);
+	/* A time budget never reached: the largest accepted, 100 ms. */
+	lc = null_flood_lcore(&rec, SIRQ_NETDEV_BUDGET_DEFAULT,
+			      (uint32_t)sirq_param_range("netdev_budget_us")->max);
 	dispatcher_launch(lc);
 	cr_assert(wait_for(&rec.received, 1000000, 20000));
 	dispatcher_join(lc);
@@ -209,8 +211,13 @@ Test(lcore_rx, endless_input_net_rx_stops_at_the_time_budget, .timeout = 60)
 	struct sirq_stats st;
 	uint64_t runs;
 
-	/* A packet budget never reached; each poll takes 300 us of work. */
-	lc = null_flood_lcore(&rec, UINT16_MAX, SIRQ_NETDEV_BUDGET_US_DEFAULT);
+	/*
+	 * A packet budget never reached (the largest accepted, 10000, where
+	 * a run makes 8 polls of 64); each poll takes 300 us of work.
+	 */
+	lc = null_flood_lcore(&rec,
+			      (uint16_t)sirq_param_range("netdev_budget")->max,
+			      SIRQ_NETDEV_BUDGET_US_DEFAULT);
 	rec.spin_cycles = rte_get_tsc_hz() / 1000000 * 300;
 	dispatcher_launch(lc);
 	cr_assert(wait_for(&rec.received, 50000, 20000));

@@ -179,13 +179,16 @@ Test(lcore_telemetry, params_set_changes_the_policy_under_a_flood, .timeout = 60
 		  "%s", out);
 	snprintf(cmd, sizeof(cmd), "/sirq/params_set,%d,max_restart=0", TEST_LCORE);
 	telemetry(cmd, out, sizeof(out));
-	cr_expect(strstr(out, "max_restart is 0") != NULL, "%s", out);
+	cr_expect(strstr(out, "bad value '0' for max_restart: max_restart must be in 1..1000") != NULL,
+		  "%s", out);
 	snprintf(cmd, sizeof(cmd), "/sirq/params_set,%d,napi_weight=0", TEST_LCORE);
 	telemetry(cmd, out, sizeof(out));
-	cr_expect(strstr(out, "napi weight 0 not in 1..") != NULL, "%s", out);
+	cr_expect(strstr(out, "bad value '0' for napi_weight: napi_weight must be in 8..256") != NULL,
+		  "%s", out);
 	snprintf(cmd, sizeof(cmd), "/sirq/params_set,%d,napi_weight=65536", TEST_LCORE);
 	telemetry(cmd, out, sizeof(out));
-	cr_expect(strstr(out, "bad value '65536' for napi_weight") != NULL, "%s", out);
+	cr_expect(strstr(out, "bad value '65536' for napi_weight: napi_weight must be in 8..256") != NULL,
+		  "%s", out);
 	snprintf(cmd, sizeof(cmd), "/sirq/params_set,%d,no_such_key=1", TEST_LCORE);
 	telemetry(cmd, out, sizeof(out));
 	cr_expect(strstr(out, "unknown key 'no_such_key'") != NULL, "%s", out);
@@ -215,4 +218,31 @@ Test(lcore_telemetry, params_set_changes_the_policy_under_a_flood, .timeout = 60
 	dispatcher_join(lc);
 	sirq_lcore_free(lc);
 	cr_expect_eq(pool_in_use(), 0, "mbufs leaked");
+}
+
+/*
+ * Registered before rte_eal_init(), as DPDK's own libraries register
+ * theirs from constructors: the commands are in the table when
+ * rte_eal_init() opens the socket, and answer afterwards.
+ */
+Test(lcore_telemetry, commands_registered_before_eal_init_answer_after,
+     .timeout = 60)
+{
+	static char out[65536];
+	struct sirq_lcore_conf conf;
+	struct sirq_lcore *lc;
+	char cmd[64];
+
+	cr_assert_eq(sirq_telemetry_register(), 0);
+	eal_start(NULL);
+	sirq_lcore_conf_default(&conf);
+	conf.params.max_restart = 7;
+	lc = sirq_lcore_create(TEST_LCORE, &conf);
+	cr_assert(lc != NULL);
+	snprintf(cmd, sizeof(cmd), "/sirq/params,%d", TEST_LCORE);
+	telemetry(cmd, out, sizeof(out));
+	cr_expect_eq(json_i64(out, "max_restart"), 7, "%s", out);
+	telemetry("/", out, sizeof(out));
+	cr_expect(strstr(out, "\"/sirq/params_set\"") != NULL, "%s", out);
+	sirq_lcore_free(lc);
 }
