@@ -25,6 +25,8 @@
 #define COMMON(field) offsetof(struct app_common, field)
 #define LCORE(field) offsetof(struct app_common, lcore.field)
 #define PARAM(field) offsetof(struct app_common, lcore.params.field)
+/* min and max of an option that sets a library tunable: opt_bounds(). */
+#define LIB 0
 
 static int
 parse_app_load(void *conf, const char *value, char *err, size_t len)
@@ -175,31 +177,31 @@ const struct app_opt app_common_opts[] = {
 	{ "mode", 0, "sirq", APP_OPT_MODE, LCORE(mode), 0, 0, "MODE",
 	  "poll (busy-poll) | irq (SCHED_FIFO, sleeps until Rx or a tick)",
 	  NULL, NULL },
-	{ "max-restart", 0, "sirq", APP_OPT_U32, PARAM(max_restart), 1, 1000,
+	{ "max-restart", 0, "sirq", APP_OPT_U32, PARAM(max_restart), LIB, LIB,
 	  "N", "passes of the softirq loop before deferring (MAX_SOFTIRQ_RESTART)",
 	  NULL, NULL },
-	{ "max-time-us", 0, "sirq", APP_OPT_US, PARAM(max_time_ns), 1,
-	  10000000, "US", "time of the softirq loop before deferring (MAX_SOFTIRQ_TIME)",
+	{ "max-time-us", 0, "sirq", APP_OPT_US, PARAM(max_time_ns), LIB, LIB,
+	  "US", "time of the softirq loop before deferring (MAX_SOFTIRQ_TIME)",
 	  NULL, NULL },
-	{ "defer-window-us", 0, "sirq", APP_OPT_US, PARAM(defer_window_ns), 0,
-	  10000000, "US", "kicinski: worker window after a need_resched deferral",
+	{ "defer-window-us", 0, "sirq", APP_OPT_US, PARAM(defer_window_ns), LIB,
+	  LIB, "US", "kicinski: worker window after a need_resched deferral",
 	  NULL, NULL },
 	{ "overload-window-us", 0, "sirq", APP_OPT_US, PARAM(overload_window_ns),
-	  0, 100000000, "US", "kicinski: worker window after the loop ran out",
+	  LIB, LIB, "US", "kicinski: worker window after the loop ran out",
 	  NULL, NULL },
-	{ "tick-hz", 0, "sirq", APP_OPT_U32, PARAM(tick_hz), 0, 100000, "HZ",
+	{ "tick-hz", 0, "sirq", APP_OPT_U32, PARAM(tick_hz), LIB, LIB, "HZ",
 	  "jiffies of 1/N s, and irq mode's tick (HZ); 0: TSC-exact time, a decision at every look", NULL, NULL },
-	{ "expedited-mask", 0, "sirq", APP_OPT_HEX32, PARAM(expedited_mask), 0,
-	  UINT32_MAX, "MASK", "vectors that never wait for the worker (SOFTIRQ_NOW_MASK)",
+	{ "expedited-mask", 0, "sirq", APP_OPT_HEX32, PARAM(expedited_mask),
+	  LIB, LIB, "MASK", "vectors that never wait for the worker (SOFTIRQ_NOW_MASK)",
 	  NULL, NULL },
 	{ "stall-threshold-us", 0, "sirq", APP_OPT_US, PARAM(stall_threshold_ns),
-	  1, 10000000, "US", "raise-to-run latency counted as a stall", NULL, NULL },
-	{ "napi-weight", 0, "sirq", APP_OPT_U16, LCORE(napi_weight), 1, 256,
+	  LIB, LIB, "US", "raise-to-run latency counted as a stall", NULL, NULL },
+	{ "napi-weight", 0, "sirq", APP_OPT_U16, LCORE(napi_weight), LIB, LIB,
 	  "N", "packets per queue per NAPI poll", NULL, NULL },
-	{ "netdev-budget", 0, "sirq", APP_OPT_U16, LCORE(netdev_budget), 1,
-	  UINT16_MAX, "N", "packets per NET_RX run", NULL, NULL },
-	{ "netdev-budget-us", 0, "sirq", APP_OPT_U32, LCORE(netdev_budget_us), 1,
-	  10000000, "US", "time per NET_RX run", NULL, NULL },
+	{ "netdev-budget", 0, "sirq", APP_OPT_U16, LCORE(netdev_budget), LIB,
+	  LIB, "N", "packets per NET_RX run", NULL, NULL },
+	{ "netdev-budget-us", 0, "sirq", APP_OPT_U32, LCORE(netdev_budget_us),
+	  LIB, LIB, "US", "time per NET_RX run", NULL, NULL },
 	{ "worker-cpus", 0, "sirq", APP_OPT_STRING, COMMON(worker_cpus), 0, 0,
 	  "LIST", "CPUs of each sirqd, e.g. 2-3,6 (unset: the CPUs of its lcore)",
 	  NULL, NULL },
@@ -330,16 +332,69 @@ parse_unsigned(const char *s, int base, uint64_t *v)
 	return 0;
 }
 
+/*
+ * The options that set a library tunable take its range from the
+ * library's table (sirq_param_range()), and say it in the library's
+ * words: one range, one message, whichever way the value comes in.
+ */
+static const struct {
+	const char *opt;
+	const char *param;
+} lib_params[] = {
+	{ "max-restart", "max_restart" },
+	{ "max-time-us", "max_time_ns" },
+	{ "defer-window-us", "defer_window_ns" },
+	{ "overload-window-us", "overload_window_ns" },
+	{ "tick-hz", "tick_hz" },
+	{ "expedited-mask", "expedited_mask" },
+	{ "stall-threshold-us", "stall_threshold_ns" },
+	{ "napi-weight", "napi_weight" },
+	{ "netdev-budget", "netdev_budget" },
+	{ "netdev-budget-us", "netdev_budget_us" },
+};
+
+static const struct sirq_param_range *
+opt_lib_range(const struct app_opt *o)
+{
+	size_t i;
+
+	for (i = 0; i < RTE_DIM(lib_params); i++)
+		if (strcmp(lib_params[i].opt, o->name) == 0)
+			return sirq_param_range(lib_params[i].param);
+	return NULL;
+}
+
+/* An option's inclusive range, in its own unit (us for APP_OPT_US). */
+static void
+opt_bounds(const struct app_opt *o, uint64_t *lo, uint64_t *hi)
+{
+	const struct sirq_param_range *r = opt_lib_range(o);
+
+	*lo = o->min;
+	*hi = o->max;
+	if (r == NULL)
+		return;
+	*lo = r->min;
+	*hi = r->max;
+	if (o->kind == APP_OPT_US) {
+		*lo = (r->min + NS_PER_US - 1) / NS_PER_US;
+		*hi = r->max / NS_PER_US;
+	}
+}
+
 /* Set one option from its text; a message naming it and the value. */
 static int
 opt_set(const char *prog, const struct app_opt *o, void *conf,
 	const char *value, char *err, size_t len)
 {
+	const struct sirq_param_range *r = opt_lib_range(o);
 	char *field = (char *)conf + o->offset;
-	uint64_t v = 0;
+	uint64_t v = 0, lo, hi;
 	long long iv;
 	char *end;
 	int id;
+
+	opt_bounds(o, &lo, &hi);
 
 	switch (o->kind) {
 	case APP_OPT_FLAG_ON:
@@ -397,15 +452,14 @@ opt_set(const char *prog, const struct app_opt *o, void *conf,
 		*(int *)field = (int)iv;
 		return 0;
 	case APP_OPT_US:
-		if (parse_unsigned(value, 10, &v) != 0 || v < o->min ||
-		    v > o->max)
+		if (parse_unsigned(value, 10, &v) != 0 || v < lo || v > hi)
 			break;
 		*(uint64_t *)field = v * NS_PER_US;
 		return 0;
 	default:
 		if (parse_unsigned(value, o->kind == APP_OPT_HEX32 ||
 				   o->kind == APP_OPT_HEX64 ? 16 : 10, &v) != 0 ||
-		    v < o->min || v > o->max)
+		    v < lo || v > hi)
 			break;
 		if (o->kind == APP_OPT_U16)
 			*(uint16_t *)field = (uint16_t)v;
@@ -418,6 +472,9 @@ opt_set(const char *prog, const struct app_opt *o, void *conf,
 	if (opt_is_flag(o))
 		snprintf(err, len, "--%s takes no value, got '%s'", o->name,
 			 value);
+	else if (r != NULL)
+		snprintf(err, len, "--%s: bad value '%s': %s", o->name, value,
+			 r->why);
 	else if (o->min != 0 || o->max != 0)
 		snprintf(err, len, "--%s: bad value '%s' (%" PRIu64 "..%" PRIu64 ")",
 			 o->name, value, o->min, o->max);
@@ -706,7 +763,7 @@ app_opts_usage(const char *prog, const char *synopsis,
 	       const struct app_opt_table *tables, size_t nb)
 {
 	const char *section = "";
-	char def[64], opt[64];
+	char def[64], opt[64], range[64];
 	size_t t, i;
 
 	printf("Usage: %s [EAL options] -- %s\n", prog, synopsis);
@@ -726,9 +783,19 @@ app_opts_usage(const char *prog, const char *synopsis,
 				snprintf(opt, sizeof(opt), "    --%s%s%s", o->name,
 					 o->arg ? " " : "", o->arg ? o->arg : "");
 			opt_value(o, tables[t].conf, def, sizeof(def));
-			printf("  %-32s %s%s%s%s\n", opt, o->help,
+			range[0] = '\0';
+			if (opt_lib_range(o) != NULL) {
+				uint64_t lo, hi;
+
+				opt_bounds(o, &lo, &hi);
+				snprintf(range, sizeof(range),
+					 o->kind == APP_OPT_HEX32 ?
+					 " (range: 0x%" PRIx64 "..0x%" PRIx64 ")" :
+					 " (range: %" PRIu64 "..%" PRIu64 ")", lo, hi);
+			}
+			printf("  %-32s %s%s%s%s%s\n", opt, o->help,
 			       def[0] != '\0' ? " (default: " : "", def,
-			       def[0] != '\0' ? ")" : "");
+			       def[0] != '\0' ? ")" : "", range);
 		}
 	printf("\nEvery option can also be given in the INI file of --config,\n"
 	       "as \"name = value\" in its [section]; the command line wins.\n");

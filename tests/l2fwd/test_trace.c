@@ -75,7 +75,7 @@
 #define NB_LCORE_IDS 2		/* -l 0,1 */
 #define NB_VECTORS 32
 #define NB_CTX 2
-#define NB_EXIT 4
+#define NB_EXIT 6
 #define NB_WAKE 6
 #define NB_WINDOW 2
 /* At most this many raises no run took: see the top of the file. */
@@ -89,7 +89,8 @@ static const char *const vector_names[] = {
 #define NB_NAMED_VECTORS (sizeof(vector_names) / sizeof(vector_names[0]))
 static const char *const ctx_names[NB_CTX] = { "inline", "worker" };
 static const char *const exit_names[NB_EXIT] = {
-	"drained", "restart_limit", "time_limit", "need_resched",
+	"drained", "restart_limit", "time_limit", "need_resched", "lock_waiter",
+	"stop",
 };
 static const char *const wake_names[NB_WAKE] = {
 	"restart_limit", "time_limit", "need_resched", "handoff", "explicit", "raise",
