@@ -161,7 +161,7 @@ struct sirq_napi_info {
 struct sirq_lcore_conf {
 	struct sirq_params params;	/**< engine parameters and policy */
 	enum sirq_mode mode;		/**< poll (default) or irq mode; fixed */
-	uint16_t napi_weight;		/**< packets per queue per poll, 1..256 */
+	uint16_t napi_weight;		/**< packets per queue per poll, 8..256 */
 	uint16_t netdev_budget;		/**< packets per NET_RX run, 1..10000 */
 	uint32_t netdev_budget_us;	/**< time per NET_RX run, 1..100000 us */
 	/**
@@ -592,7 +592,7 @@ int sirq_lcore_call(struct sirq_lcore *lc, sirq_call_fn_t fn, void *arg);
  */
 struct sirq_lcore_params {
 	struct sirq_params engine;	/**< policy and the softirq loop's limits */
-	uint16_t napi_weight;		/**< packets per queue per poll, 1..256 */
+	uint16_t napi_weight;		/**< packets per queue per poll, 8..256 */
 	uint16_t netdev_budget;		/**< packets per NET_RX run, 1..10000 */
 	uint32_t netdev_budget_us;	/**< time per NET_RX run, 1..100000 us */
 	uint32_t irq_tick_us;		/**< irq mode: longest sleep */
