@@ -714,13 +714,14 @@ sirq_vector_alloc(struct sirq_cpu *cpu, sirq_handler_t handler, void *arg,
 int
 sirq_unregister(struct sirq_cpu *cpu, unsigned int vec)
 {
-	uint32_t bit = SIRQ_BIT(vec);
 	struct sirq_action *a;
+	uint32_t bit;
 	bool mine;
 	int ret = 0;
 
 	if (cpu == NULL || vec >= SIRQ_MAX_VECTORS)
 		return -EINVAL;
+	bit = SIRQ_BIT(vec);
 	a = &cpu->action[vec];
 	if (vec == SIRQ_HI || vec == SIRQ_TASKLET || (cpu->owned & bit) != 0)
 		return -EBUSY;
