@@ -65,8 +65,10 @@ app_start(const char *prog, int argc, char **argv,
 		return ret;
 
 	if (rte_eal_init(argc, argv) < 0) {
+		/* A second process on one --file-prefix left rte_errno 0. */
 		fprintf(stderr, "%s: EAL initialisation failed: %s\n", prog,
-			rte_strerror(rte_errno));
+			rte_errno != 0 ? rte_strerror(rte_errno) :
+			"see EAL's messages above (a --file-prefix in use by another process?)");
 		return 1;
 	}
 	/*

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <sched.h>
 #include <strings.h>
@@ -252,10 +253,121 @@ app_common_defaults(struct app_common *c)
 	app_load_spec_default(&c->load);
 }
 
+/* "0-1,4" for a set of CPUs, for messages. */
+static void
+cpus_text(const cpu_set_t *set, char *buf, size_t len)
+{
+	size_t at = 0;
+	int cpu, first;
+
+	buf[0] = '\0';
+	for (cpu = 0; cpu < CPU_SETSIZE && at < len; cpu++) {
+		if (!CPU_ISSET(cpu, set))
+			continue;
+		for (first = cpu; cpu + 1 < CPU_SETSIZE && CPU_ISSET(cpu + 1, set);)
+			cpu++;
+		at += (size_t)snprintf(buf + at, len - at, first == cpu ?
+				       "%s%d" : "%s%d-%d", at ? "," : "",
+				       first, cpu);
+	}
+}
+
+/*
+ * --worker-cpus: every CPU of the list is one this process may run on
+ * (before EAL pins the main thread, its affinity is the process's).
+ * sirqd failed to start on a CPU that does not exist, and the run ended
+ * at once with exit code 0.
+ */
+static int
+check_worker_cpus(const char *prog, const char *list)
+{
+	char buf[APP_STR_LEN], avail_text[128], *item, *save = NULL;
+	cpu_set_t avail;
+	unsigned int lo, hi, cpu;
+	int n;
+
+	if (list[0] == '\0')
+		return 0;
+	if (sched_getaffinity(0, sizeof(avail), &avail) != 0)
+		return 0;	/* the library checks again when sirqd starts */
+	cpus_text(&avail, avail_text, sizeof(avail_text));
+	snprintf(buf, sizeof(buf), "%s", list);
+	for (item = strtok_r(buf, ",", &save); item != NULL;
+	     item = strtok_r(NULL, ",", &save)) {
+		n = 0;
+		if (sscanf(item, "%u-%u%n", &lo, &hi, &n) != 2 || item[n] != '\0') {
+			n = 0;
+			if (sscanf(item, "%u%n", &lo, &n) != 1 || item[n] != '\0') {
+				fprintf(stderr, "%s: --worker-cpus %s: '%s' is not a CPU or a range (e.g. 2-3,6)\n",
+					prog, list, item);
+				return APP_EXIT_USAGE;
+			}
+			hi = lo;
+		}
+		for (cpu = lo; cpu <= hi; cpu++)
+			if (cpu >= CPU_SETSIZE || !CPU_ISSET(cpu, &avail)) {
+				fprintf(stderr, "%s: --worker-cpus %s: CPU %u does not exist or is not ours (CPUs %s)\n",
+					prog, list, cpu, avail_text);
+				return APP_EXIT_USAGE;
+			}
+	}
+	return 0;
+}
+
+/*
+ * --report: a regular file, a symlink to one, or nothing yet, in a
+ * directory this process can write. It wrote FILE.tmp and renamed it over
+ * FILE: a copy of /dev/null became a regular file, a symlink a file of
+ * its own, and a missing directory was found only at the end of the run.
+ */
+static int
+check_report_path(const char *prog, const char *path)
+{
+	char dir[APP_STR_LEN], *slash, *real = NULL;
+	const char *target = path;
+	struct stat st;
+	int ret = 0;
+
+	if (path[0] == '\0')
+		return 0;
+	if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode)) {
+		real = realpath(path, NULL);
+		if (real == NULL || stat(real, &st) != 0 || !S_ISREG(st.st_mode)) {
+			fprintf(stderr, "%s: --report %s: a symlink to %s, not to a regular file; refused\n",
+				prog, path, real != NULL ? real : "nothing that exists");
+			free(real);
+			return APP_EXIT_USAGE;
+		}
+		target = real;
+	} else if (lstat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+		fprintf(stderr, "%s: --report %s: exists and is not a regular file (%s); refused\n",
+			prog, path, S_ISCHR(st.st_mode) ? "a character device" :
+			S_ISDIR(st.st_mode) ? "a directory" :
+			S_ISFIFO(st.st_mode) ? "a FIFO" : "a special file");
+		return APP_EXIT_USAGE;
+	}
+	snprintf(dir, sizeof(dir), "%s", target);
+	slash = strrchr(dir, '/');
+	if (slash == NULL)
+		snprintf(dir, sizeof(dir), ".");
+	else if (slash == dir)
+		dir[1] = '\0';
+	else
+		*slash = '\0';
+	if (access(dir, W_OK | X_OK) != 0) {
+		fprintf(stderr, "%s: --report %s: cannot write in %s: %s\n",
+			prog, path, dir, strerror(errno));
+		ret = APP_EXIT_USAGE;
+	}
+	free(real);
+	return ret;
+}
+
 int
 app_common_check(const char *prog, const struct app_common *c)
 {
 	const struct sirq_napi_params *n = &c->lcore.napi;
+	int ret;
 
 	/* The options' ranges keep the timeouts within 1 s: only this is left. */
 	if (sirq_napi_params_check(n) != 0) {
@@ -264,7 +376,10 @@ app_common_check(const char *prog, const struct app_common *c)
 			n->defer_hard_irqs, n->gro_flush_timeout_ns / NS_PER_US);
 		return APP_EXIT_USAGE;
 	}
-	return 0;
+	ret = check_worker_cpus(prog, c->worker_cpus);
+	if (ret == 0)
+		ret = check_report_path(prog, c->report_path);
+	return ret;
 }
 
 int
@@ -306,12 +421,34 @@ opt_is_flag(const struct app_opt *o)
 		o->kind == APP_OPT_FLAG_U8 || o->kind == APP_OPT_DEPRECATED;
 }
 
-/* A flag's value: none on the command line, 1/yes/true in the INI file. */
-static bool
-flag_value_ok(const char *value)
+/*
+ * A flag's value: none on the command line (on); in the INI file
+ * yes/1/true or no/0/false, as the docs say. 1, 0, or -1 for anything
+ * else ("mac-updating = no" was refused as "takes no value").
+ */
+static int
+flag_value(const char *value)
 {
-	return value == NULL || strcmp(value, "1") == 0 ||
-		strcmp(value, "yes") == 0 || strcmp(value, "true") == 0;
+	if (value == NULL || strcmp(value, "1") == 0 ||
+	    strcmp(value, "yes") == 0 || strcmp(value, "true") == 0)
+		return 1;
+	if (strcmp(value, "0") == 0 || strcmp(value, "no") == 0 ||
+	    strcmp(value, "false") == 0)
+		return 0;
+	return -1;
+}
+
+/* "mainline | ksoftirqd | ...": the names a bad --policy is told. */
+static void
+policy_names(char *buf, size_t len)
+{
+	size_t at = 0;
+	int i;
+
+	buf[0] = '\0';
+	for (i = 0; i < SIRQ_POLICY_MAX && at < len; i++)
+		at += (size_t)snprintf(buf + at, len - at, "%s%s",
+				       i ? " | " : "", sirq_policy_name(i));
 }
 
 static int
@@ -399,14 +536,14 @@ opt_set(const char *prog, const struct app_opt *o, void *conf,
 	switch (o->kind) {
 	case APP_OPT_FLAG_ON:
 	case APP_OPT_FLAG_OFF:
-		if (!flag_value_ok(value))
+		if ((id = flag_value(value)) < 0)
 			break;
-		*(bool *)field = o->kind == APP_OPT_FLAG_ON;
+		*(bool *)field = (o->kind == APP_OPT_FLAG_ON) == (id == 1);
 		return 0;
 	case APP_OPT_FLAG_U8:
-		if (!flag_value_ok(value))
+		if ((id = flag_value(value)) < 0)
 			break;
-		*(uint8_t *)field = (uint8_t)o->max;
+		*(uint8_t *)field = id == 1 ? (uint8_t)o->max : 0;
 		return 0;
 	case APP_OPT_NAPI_THREADED:
 		id = sirq_napi_threaded_from_name(value);
@@ -418,14 +555,22 @@ opt_set(const char *prog, const struct app_opt *o, void *conf,
 		*(uint8_t *)field = (uint8_t)id;
 		return 0;
 	case APP_OPT_DEPRECATED:
-		if (!flag_value_ok(value))
+		if ((id = flag_value(value)) < 0)
 			break;
-		fprintf(stderr, "%s: --%s is %s\n", prog, o->name, o->help);
+		if (id == 1)
+			fprintf(stderr, "%s: --%s is %s\n", prog, o->name,
+				o->help);
 		return 0;
 	case APP_OPT_POLICY:
 		id = sirq_policy_from_name(value);
-		if (id < 0)
-			break;
+		if (id < 0) {
+			char names[160];
+
+			policy_names(names, sizeof(names));
+			snprintf(err, len, "--%s: bad value '%s' (%s)", o->name,
+				 value, names);
+			return -1;
+		}
 		*(enum sirq_policy_id *)field = (enum sirq_policy_id)id;
 		return 0;
 	case APP_OPT_MODE:
@@ -433,8 +578,11 @@ opt_set(const char *prog, const struct app_opt *o, void *conf,
 			*(enum sirq_mode *)field = SIRQ_MODE_POLL;
 		else if (strcmp(value, "irq") == 0)
 			*(enum sirq_mode *)field = SIRQ_MODE_IRQ;
-		else
-			break;
+		else {
+			snprintf(err, len, "--%s: bad value '%s' (poll | irq)",
+				 o->name, value);
+			return -1;
+		}
 		return 0;
 	case APP_OPT_STRING:
 		if (strlen(value) >= APP_STR_LEN)
@@ -470,8 +618,8 @@ opt_set(const char *prog, const struct app_opt *o, void *conf,
 		return 0;
 	}
 	if (opt_is_flag(o))
-		snprintf(err, len, "--%s takes no value, got '%s'", o->name,
-			 value);
+		snprintf(err, len, "--%s: bad value '%s' (yes | no | 1 | 0 | true | false)",
+			 o->name, value);
 	else if (r != NULL)
 		snprintf(err, len, "--%s: bad value '%s': %s", o->name, value,
 			 r->why);
@@ -526,7 +674,13 @@ load_config(const char *prog, const char *path,
 	}
 	cfg = rte_cfgfile_load(path, 0);
 	if (cfg == NULL) {
-		fprintf(stderr, "%s: --config: cannot read '%s'\n", prog, path);
+		/* rte_cfgfile refuses a key before the first [section]. */
+		if (access(path, R_OK) == 0)
+			fprintf(stderr, "%s: --config: '%s' is not an INI file rte_cfgfile can parse (a key before the first [section], or a line over 324 bytes)\n",
+				prog, path);
+		else
+			fprintf(stderr, "%s: --config: cannot read '%s': %s\n",
+				prog, path, strerror(errno));
 		return APP_EXIT_USAGE;
 	}
 	for (s = 0; s < CFG_MAX_SECTIONS; s++)

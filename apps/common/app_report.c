@@ -2,9 +2,12 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "app_report.h"
 
@@ -99,11 +102,56 @@ report_to(FILE *f, const struct report_ctx *r)
 	return ferror(f) ? -EIO : 0;
 }
 
+/*
+ * Write @r's report over @target, a regular file or nothing yet: into a
+ * temporary file of the same directory, renamed over it, so that readers
+ * never see half a report. The file keeps its mode; a new one gets
+ * 0666 less the umask.
+ */
+static int
+report_replace(const struct report_ctx *r, const char *target)
+{
+	char tmp[PATH_MAX];
+	struct stat st;
+	mode_t mode, mask;
+	FILE *f;
+	int fd, ret;
+
+	if (stat(target, &st) == 0) {
+		if (!S_ISREG(st.st_mode))
+			return -EEXIST;	/* became something else meanwhile */
+		mode = st.st_mode & 07777;
+	} else {
+		mask = umask(0);
+		umask(mask);
+		mode = 0666 & ~mask;
+	}
+	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.XXXXXX", target) >=
+	    sizeof(tmp))
+		return -ENAMETOOLONG;
+	fd = mkstemp(tmp);
+	if (fd < 0)
+		return -errno;
+	if (fchmod(fd, mode) != 0 || (f = fdopen(fd, "w")) == NULL) {
+		ret = -errno;
+		close(fd);
+		unlink(tmp);
+		return ret;
+	}
+	ret = report_to(f, r);
+	if (fclose(f) != 0 && ret == 0)
+		ret = -EIO;
+	if (ret == 0 && rename(tmp, target) != 0)
+		ret = -errno;
+	if (ret != 0)
+		unlink(tmp);
+	return ret;
+}
+
 int
 report_write(const struct report_ctx *r)
 {
-	char tmp[APP_STR_LEN + 8];
-	FILE *f;
+	char *real;
 	int ret;
 
 	if (r->path == NULL || r->path[0] == '\0') {
@@ -111,20 +159,14 @@ report_write(const struct report_ctx *r)
 		fflush(stdout);
 		return ret;
 	}
-	/* Readers never see half a report: write aside, then rename. */
-	snprintf(tmp, sizeof(tmp), "%s.tmp", r->path);
-	f = fopen(tmp, "w");
-	if (f == NULL) {
-		fprintf(stderr, "%s: --report %s: %s\n", r->prog, r->path,
-			strerror(errno));
-		return -errno;
-	}
-	ret = report_to(f, r);
-	if (fclose(f) != 0 && ret == 0)
-		ret = -EIO;
-	if (ret == 0 && rename(tmp, r->path) != 0)
-		ret = -errno;
-	if (ret != 0)
+	/* A symlink stays one: the file it points at is replaced. */
+	real = realpath(r->path, NULL);
+	ret = report_replace(r, real != NULL ? real : r->path);
+	free(real);
+	if (ret == -EEXIST)
+		fprintf(stderr, "%s: --report %s: no longer a regular file; not written\n",
+			r->prog, r->path);
+	else if (ret != 0)
 		fprintf(stderr, "%s: --report %s: %s\n", r->prog, r->path,
 			strerror(-ret));
 	return ret;

@@ -517,7 +517,8 @@ print_stats(void)
 	last_stats_ns = now;
 }
 
-static void write_report(void);
+static int write_report(void);
+static void write_report_now(void);
 
 /* TIMER on the first forwarding lcore: signals, --duration, -T. */
 static void
@@ -537,7 +538,7 @@ control_tick(struct rte_timer *t, void *arg)
 			l2fwd_receiver_sample_cpu(&fwd[i].rcv);
 	}
 	app_control(&common, start_ns, opts.period_s, last_stats_ns,
-		    write_report, print_stats);
+		    write_report_now, print_stats);
 }
 
 /* NET_RX under --receiver: the port's count, then the socket. */
@@ -559,9 +560,18 @@ lcore_main(void *arg)
 {
 	struct fwd_lcore *f = arg;
 
+	int ret;
+
 	if (opts.receiver.enabled)
 		l2fwd_receiver_dispatcher_started(&f->rcv);
-	return sirq_lcore_main(f->lc);
+	ret = sirq_lcore_main(f->lc);
+	if (ret != 0) {
+		/* One lcore down ends the run: a supervisor sees exit 1. */
+		fprintf(stderr, PROG ": lcore %u could not run (the line above says why): %s; stopping\n",
+			f->lcore_id, strerror(-ret));
+		sirq_lcore_stop_all();
+	}
+	return ret;
 }
 
 static struct sirq_lcore *
@@ -654,7 +664,7 @@ probe_json(FILE *f, const void *arg)
 	fprintf(f, "]");
 }
 
-static void
+static int
 write_report(void)
 {
 	struct report_ctx r = {
@@ -696,7 +706,14 @@ write_report(void)
 	for (i = 0; i < RTE_MAX_NUMA_NODES; i++)
 		if (pools[i] != NULL)
 			r.mbufs_in_use += rte_mempool_in_use_count(pools[i]);
-	report_write(&r);
+	return report_write(&r);
+}
+
+/* SIGUSR1's report: its failure is said, the run goes on. */
+static void
+write_report_now(void)
+{
+	write_report();
 }
 
 static int
@@ -842,8 +859,13 @@ main(int argc, char **argv)
 				rc = 1;
 			}
 	for (i = 0; i < nb_fwd; i++)
-		if (fwd[i].lcore_id == rte_get_main_lcore())
-			lcore_main(&fwd[i]);
+		if (fwd[i].lcore_id == rte_get_main_lcore() &&
+		    lcore_main(&fwd[i]) != 0)
+			rc = 1;
+	for (i = 0; i < nb_fwd; i++)
+		if (fwd[i].lcore_id != rte_get_main_lcore() &&
+		    rte_eal_wait_lcore(fwd[i].lcore_id) != 0)
+			rc = 1;
 	rte_eal_mp_wait_lcore();
 	rte_timer_stop_sync(&control_timer);
 	/* Their polls were refused (-EAGAIN) since their lcore stopped. */
@@ -875,8 +897,8 @@ out:
 			rte_eth_dev_stop(port);
 			rte_eth_dev_close(port);
 		}
-	if (rc == 0)
-		write_report();
+	if (rc == 0 && write_report() != 0)
+		rc = 1;
 	for (i = 0; i < nb_fwd; i++) {
 		if (opts.busy.enabled)
 			l2fwd_busy_free(&fwd[i].busy);

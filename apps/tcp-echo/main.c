@@ -278,7 +278,7 @@ echo_json(FILE *f, const void *arg)
 		st.tsq_tasklet_runs);
 }
 
-static void
+static int
 write_report(void)
 {
 	struct report_ctx r = {
@@ -304,7 +304,14 @@ write_report(void)
 	r.ports[0].runts = st.frames_runt;
 	if (pool != NULL)
 		r.mbufs_in_use = rte_mempool_in_use_count(pool);
-	report_write(&r);
+	return report_write(&r);
+}
+
+/* SIGUSR1's report: its failure is said, the run goes on. */
+static void
+write_report_now(void)
+{
+	write_report();
 }
 
 /* TIMER: signals, --duration, --period. */
@@ -314,7 +321,7 @@ control_tick(struct rte_timer *t, void *arg)
 	RTE_SET_USED(t);
 	RTE_SET_USED(arg);
 	app_control(&common, start_ns, opts.period_s, last_stats_ns,
-		    write_report, print_stats);
+		    write_report_now, print_stats);
 }
 
 static void
@@ -524,8 +531,11 @@ main(int argc, char **argv)
 	if (common.load.enabled && common.lcore.mode == SIRQ_MODE_IRQ &&
 	    app_load_start(&load) != 0)
 		rc = 1;
-	if (rc == 0)
-		sirq_lcore_main(lcore);
+	if (rc == 0 && sirq_lcore_main(lcore) != 0) {
+		fprintf(stderr, PROG ": lcore %u could not run (the line above says why)\n",
+			lcore_id);
+		rc = 1;
+	}
 	rte_timer_stop_sync(&lwip_timer);
 	rte_timer_stop_sync(&control_timer);
 	if (common.load.enabled && common.lcore.mode == SIRQ_MODE_IRQ)
@@ -545,8 +555,8 @@ out:
 		if (lcore != NULL)
 			with_bh_disabled(NULL);
 	}
-	if (rc == 0)
-		write_report();
+	if (rc == 0 && write_report() != 0)
+		rc = 1;
 	sirq_lcore_free(lcore);
 	lcore = NULL;
 	rte_mempool_free(pool);

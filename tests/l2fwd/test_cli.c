@@ -11,10 +11,13 @@
  * first, the command line over it; the example configs in config/ load.
  */
 
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
 
 #include <criterion/criterion.h>
 #include <criterion/parameterized.h>
@@ -156,14 +159,15 @@ Test(l2fwd_cli, unknown_policy_is_refused_before_eal)
 {
 	const char *args[] = { "--policy", "fifo", NULL };
 
-	expect_refused(args, PROG "--policy: bad value 'fifo'");
+	expect_refused(args, PROG "--policy: bad value 'fifo' "
+		       "(mainline | ksoftirqd | kicinski | deferred | rt | pushdown | pushdown-locked)");
 }
 
 Test(l2fwd_cli, unknown_mode_is_refused_before_eal)
 {
 	const char *args[] = { "--mode", "interrupt", NULL };
 
-	expect_refused(args, PROG "--mode: bad value 'interrupt'");
+	expect_refused(args, PROG "--mode: bad value 'interrupt' (poll | irq)");
 }
 
 Test(l2fwd_cli, napi_weight_zero_is_refused_before_eal)
@@ -379,7 +383,8 @@ Test(l2fwd_cli, missing_config_file_is_refused_before_eal)
 	const char *args[] = { "--config", path, NULL };
 
 	snprintf(path, sizeof(path), "%s", l2t_path("absent.ini"));
-	snprintf(line, sizeof(line), PROG "--config: cannot read '%s'", path);
+	snprintf(line, sizeof(line), PROG "--config: cannot read '%s': "
+		 "No such file or directory", path);
 	expect_refused(args, line);
 }
 
@@ -480,27 +485,27 @@ Test(l2fwd_cli, config_napi_key_outside_napi_is_refused_before_eal)
 
 Test(l2fwd_cli, config_bad_value_is_refused_even_when_the_command_line_sets_it)
 {
-	char path[512], line[600];
+	char path[512], line[800];
 	const char *args[] = { "--config", path, "--policy", "mainline", NULL };
 
 	snprintf(path, sizeof(path), "%s", l2t_path("bad.ini"));
 	l2t_write_file(path, "[sirq]\npolicy = fifo\n");
-	snprintf(line, sizeof(line), PROG "%s: [sirq] --policy: bad value 'fifo'",
-		 path);
+	snprintf(line, sizeof(line), PROG "%s: [sirq] --policy: bad value 'fifo' "
+		 "(mainline | ksoftirqd | kicinski | deferred | rt | pushdown | pushdown-locked)", path);
 	expect_refused(args, line);
 }
 
 /* getopt takes "--conf" for --config: so must the file's loading. */
 Test(l2fwd_cli, abbreviated_config_option_reads_the_file)
 {
-	char path[512], opt[600], line[600];
+	char path[512], opt[600], line[800];
 	const char *args[] = { opt, NULL };
 
 	snprintf(path, sizeof(path), "%s", l2t_path("bad.ini"));
 	l2t_write_file(path, "[sirq]\npolicy = fifo\n");
 	snprintf(opt, sizeof(opt), "--conf=%s", path);
-	snprintf(line, sizeof(line), PROG "%s: [sirq] --policy: bad value 'fifo'",
-		 path);
+	snprintf(line, sizeof(line), PROG "%s: [sirq] --policy: bad value 'fifo' "
+		 "(mainline | ksoftirqd | kicinski | deferred | rt | pushdown | pushdown-locked)", path);
 	expect_refused(args, line);
 }
 
@@ -1189,4 +1194,136 @@ Test(l2fwd_cli, too_few_tx_queues_for_the_lcores_is_refused_with_the_way_out)
 		  strstr(r.out, "lcore 1 forwards 2 queue(s)") != NULL,
 		  "-q 2: not one lcore per port:\n%s", l2t_app_lines(r.out));
 	l2t_result_free(&r);
+}
+
+/*
+ * An operator's supervisor trusts the exit code: what cannot work is
+ * refused before EAL with exit 2 and the option named, not found after
+ * the run (or never) with exit 0.
+ */
+Test(l2fwd_cli, worker_cpus_that_do_not_exist_are_refused_before_eal)
+{
+	const char *args[] = { "--worker-cpus", "1000-1001", NULL };
+	struct l2t_result r;
+
+	run_app(args, &r);
+	cr_expect(r.status == 2, "exit code %d", r.status);
+	cr_expect(strstr(r.err, PROG "--worker-cpus 1000-1001: CPU 1000 does not exist or is not ours (CPUs ") != NULL,
+		  "stderr:\n%s", r.err);
+	cr_expect(!eal_ran(), "EAL started before refusing");
+	l2t_result_free(&r);
+}
+
+Test(l2fwd_cli, a_report_in_a_missing_directory_is_refused_before_eal)
+{
+	const char *args[] = { "--report", "/nonexistent-sirq-dir/r.json", NULL };
+
+	expect_refused(args, PROG "--report /nonexistent-sirq-dir/r.json: "
+		       "cannot write in /nonexistent-sirq-dir: No such file or directory");
+}
+
+/* A copy of /dev/null (mknod c 1 3) stays a device; so does its symlink. */
+Test(l2fwd_cli, a_report_on_a_device_or_a_symlink_to_one_is_refused)
+{
+	char dev[512], link[512], line[1200];
+	const char *on_dev[] = { "--report", dev, NULL };
+	const char *on_link[] = { "--report", link, NULL };
+	struct stat st;
+
+	snprintf(dev, sizeof(dev), "%s", l2t_path("null-copy"));
+	snprintf(link, sizeof(link), "%s", l2t_path("report-link.json"));
+	remove(dev);
+	remove(link);
+	if (mknod(dev, S_IFCHR | 0666, makedev(1, 3)) != 0)
+		cr_skip_test("mknod: %s (needs root)", strerror(errno));
+	cr_assert(symlink(dev, link) == 0);
+
+	snprintf(line, sizeof(line), PROG "--report %s: exists and is not a "
+		 "regular file (a character device); refused", dev);
+	expect_refused(on_dev, line);
+	snprintf(line, sizeof(line), PROG "--report %s: a symlink to %s, not "
+		 "to a regular file; refused", link, dev);
+	expect_refused(on_link, line);
+	cr_assert(lstat(dev, &st) == 0 && S_ISCHR(st.st_mode),
+		  "the device was replaced");
+	cr_assert(lstat(link, &st) == 0 && S_ISLNK(st.st_mode),
+		  "the symlink was replaced");
+	remove(link);
+	remove(dev);
+}
+
+/* A symlink to a regular file stays a symlink; the file gets the report. */
+Test(l2fwd_cli, a_report_through_a_symlink_replaces_the_file_it_points_at)
+{
+	char file[512], link[512];
+	const char *args[] = { "-T", "0", "--duration", "1", "--report", link,
+			       NULL };
+	struct l2t_result r;
+	struct stat st;
+	json_t *j;
+
+	snprintf(file, sizeof(file), "%s", l2t_path("real-report.json"));
+	snprintf(link, sizeof(link), "%s", l2t_path("report-link2.json"));
+	remove(link);
+	l2t_write_file(file, "old\n");
+	cr_assert(chmod(file, 0640) == 0);
+	cr_assert(symlink(file, link) == 0);
+	run_app(args, &r);
+	cr_assert(r.status == 0, "exit code %d:\n%s", r.status, r.err);
+	l2t_result_free(&r);
+	cr_expect(lstat(link, &st) == 0 && S_ISLNK(st.st_mode),
+		  "the symlink was replaced by a file");
+	cr_expect(stat(file, &st) == 0 && (st.st_mode & 07777) == 0640,
+		  "the file's mode is %o", st.st_mode & 07777);
+	j = l2t_report_load(file);
+	cr_expect(json_object_get(j, "sirq") != NULL, "no report in %s", file);
+	json_decref(j);
+	remove(link);
+	remove(file);
+}
+
+/* The docs say flags take yes/1/true and no/0/false in the INI file. */
+Test(l2fwd_cli, config_flag_no_turns_the_flag_off)
+{
+	char path[512];
+	const char *args[] = { "--config", path, NULL };
+	struct l2t_frames out;
+	json_t *j;
+
+	snprintf(path, sizeof(path), "%s", l2t_path("flags.ini"));
+	l2t_write_file(path, "[run]\nduration = 1\n[l2fwd]\nmac-updating = no\n");
+	j = run_and_report(args);
+	json_decref(j);
+	/* Not rewritten: the frames leave with the MACs they came with. */
+	memset(&out, 0, sizeof(out));
+	l2t_pcap_read(l2t_path("out1.pcap"), &out);
+	cr_assert(out.n > 0, "nothing forwarded");
+	cr_expect(memcmp(out.f[0].data + 6, "\x02\0\0\0\0\x02", 6) == 0,
+		  "the source MAC was rewritten");
+	l2t_frames_free(&out);
+}
+
+Test(l2fwd_cli, config_flag_with_another_word_is_refused_with_the_words)
+{
+	char path[512], line[700];
+	const char *args[] = { "--config", path, NULL };
+
+	snprintf(path, sizeof(path), "%s", l2t_path("flags.ini"));
+	l2t_write_file(path, "[l2fwd]\nmac-updating = maybe\n");
+	snprintf(line, sizeof(line), PROG "%s: [l2fwd] --mac-updating: bad "
+		 "value 'maybe' (yes | no | 1 | 0 | true | false)", path);
+	expect_refused(args, line);
+}
+
+Test(l2fwd_cli, config_key_before_any_section_is_named_as_such)
+{
+	char path[512], line[900];
+	const char *args[] = { "--config", path, NULL };
+
+	snprintf(path, sizeof(path), "%s", l2t_path("nosection.ini"));
+	l2t_write_file(path, "duration = 1\n[run]\n");
+	snprintf(line, sizeof(line), PROG "--config: '%s' is not an INI file "
+		 "rte_cfgfile can parse (a key before the first [section], or "
+		 "a line over 324 bytes)", path);
+	expect_refused(args, line);
 }
