@@ -112,6 +112,21 @@ dispatcher_launch(struct sirq_lcore *lc)
 	cr_assert(ret == 0, "remote launch: %s", strerror(-ret));
 }
 
+void
+dispatcher_wait_running(struct sirq_lcore *lc)
+{
+	struct sirq_lcore_stats st;
+	uint64_t end = now_ns() + 10ull * 1000 * 1000 * 1000;
+
+	do {
+		sirq_lcore_stats_get(lc, &st);
+		if (st.iterations > 0)
+			return;
+		usleep(100);
+	} while (now_ns() < end);
+	cr_assert_fail("the dispatcher never iterated in 10 s");
+}
+
 int
 on_test_lcore(int (*fn)(void *), void *arg)
 {

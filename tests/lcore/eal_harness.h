@@ -41,6 +41,14 @@ void port_start(uint16_t port, uint16_t nb_queues, bool rx_intr);
 /* Launch sirq_lcore_main() on TEST_LCORE. */
 void dispatcher_launch(struct sirq_lcore *lc);
 
+/*
+ * Wait until the launched dispatcher iterates (10 s at most): from then
+ * on it is running, and a remote call is queued for it instead of run on
+ * the caller, as before the launch. rte_eal_remote_launch() returns
+ * before the lcore starts sirq_lcore_main(): a call right after it ran
+ * on the caller once under ASan.
+ */
+void dispatcher_wait_running(struct sirq_lcore *lc);
 /* Stop it, wait for it; fails the test if it returned an error. */
 void dispatcher_join(struct sirq_lcore *lc);
 

@@ -633,6 +633,7 @@ runs_on_the_lcore_while_it_runs(enum sirq_mode mode)
 	struct sirq_call c;
 
 	dispatcher_launch(lc);
+	dispatcher_wait_running(lc);
 	/* The waiting form. */
 	cr_expect_eq(sirq_lcore_call(lc, probe_fn, (void *)3), 3);
 	cr_expect_neq(probe.tid, (int)gettid(), "ran on the caller");
@@ -721,6 +722,7 @@ Test(lcore_remote, waiting_from_another_lcore_is_edeadlk, .timeout = 30)
 	other = sirq_lcore_create(rte_lcore_id(), &conf);
 	cr_assert(other != NULL);
 	dispatcher_launch(lc);
+	dispatcher_wait_running(lc);
 	cr_expect_eq(sirq_lcore_call(lc, probe_fn, NULL), -EDEADLK);
 	cr_expect_eq(probe.runs, 0, "queued all the same");
 	/* The returning form is allowed; waiting on it is not. */
@@ -765,6 +767,7 @@ full_queue(bool stop_first)
 	void *waited;
 
 	dispatcher_launch(lc);
+	dispatcher_wait_running(lc);
 	__atomic_store_n(&probe.hold, 1, __ATOMIC_RELEASE);
 	cr_assert_eq(sirq_lcore_call_async(lc, &blocker, probe_fn, NULL), 0);
 	cr_assert(wait_for((uint64_t *)&probe.runs, 1, 5000), "the lcore never ran the call");
