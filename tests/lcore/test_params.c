@@ -279,6 +279,19 @@ measure_best(struct sirq_lcore *lc, unsigned int ms, double floor_mpps)
 }
 
 /*
+ * Under ASan every call costs several times its price, so a poll's fixed
+ * cost dominates a small weight (napi_weight 8: 10.5 against 26.9 Mpps,
+ * where the optimized build forwarded 77 against 43): the rate is a
+ * property of the build users run, asserted there; the exits and the
+ * stop are asserted in every build.
+ */
+#if defined(__SANITIZE_ADDRESS__)
+#define RATE_ASSERTED false
+#else
+#define RATE_ASSERTED true
+#endif
+
+/*
  * Each extreme inside its range, alone, on a flooded lcore: it forwards
  * at least half the defaults' rate, its passes end on time_limit no more
  * often than with the defaults (plus one a second, for a count of 0),
@@ -325,7 +338,7 @@ Test(lcore_params, every_extreme_inside_its_range_is_harmless, .timeout = 240)
 				    r->name, v, s.mpps, base.mpps,
 				    s.time_exits_per_s, base.time_exits_per_s,
 				    (double)stop_ns / 1e6);
-			cr_expect(s.mpps >= base.mpps / 2,
+			cr_expect(!RATE_ASSERTED || s.mpps >= base.mpps / 2,
 				  "%s = %" PRIu64 ": %.2f Mpps against %.2f",
 				  r->name, v, s.mpps, base.mpps);
 			cr_expect(s.time_exits_per_s <=
