@@ -1158,13 +1158,15 @@ Test(napi, a_threaded_napi_is_polled_by_its_thread_not_by_net_rx)
 /*
  * napi-set on libsirq's terms: a threaded context needs a thread to
  * wake (the kernel creates it, napi_kthread_create(), before it sets
- * NAPI_STATE_THREADED), an unknown context has no settings, and the
- * poller changes only while the context is idle: a scheduled context is
- * on NET_RX's list or its thread's to poll (dev_set_threaded() lets the
- * switch happen at the next napi_schedule() instead). Settings other
- * than threaded change any time.
+ * NAPI_STATE_THREADED), an unknown context has no settings. A scheduled
+ * context changes poller without a poll lost or run twice: NET_RX hands
+ * one on its list to the thread when it comes to it (the kernel waits
+ * for the next napi_schedule(), which a context under a constant flood
+ * never reaches), and one its thread was woken for goes back to NET_RX
+ * at once, the thread's next look finding it not its own. Settings
+ * other than threaded change any time.
  */
-Test(napi, napi_set_cfg_refuses_a_context_no_poller_could_run)
+Test(napi, napi_set_cfg_changes_the_poller_of_a_scheduled_context_once)
 {
 	struct sirq_napi_params threaded = { .threaded = true };
 	struct sirq_napi_params deferred = {
@@ -1195,20 +1197,47 @@ Test(napi, napi_set_cfg_refuses_a_context_no_poller_could_run)
 	cr_assert(eq(int, sirq_napi_set_cfg(&d.sd, 1, &deferred), -EINVAL),
 		  "no context 1");
 
+	/* A flood: every poll takes the whole weight, never completes. */
+	d.backlog[0] = 100 * WEIGHT;
 	sirq_napi_schedule(&d.sd, 0);
-	cr_assert(eq(int, sirq_napi_set_cfg(&d.sd, 0, &threaded), -EBUSY),
-		  "NET_RX has it");
-	cr_assert(eq(int, sirq_napi_set_cfg(&d.sd, 0, &deferred), 0),
-		  "the same poller");
-	cr_assert(not(net_rx_action(&d)));
+	cr_assert(net_rx_action(&d), "repolled");
 	EXPECT_POLLED(&d, 0);
-	cr_assert(eq(uint, d.wakes[0], 0), "still NET_RX's");
+	cr_assert(eq(int, sirq_napi_set_cfg(&d.sd, 0, &threaded), 0),
+		  "NET_RX has it, under a flood for good");
+	cr_assert(eq(uint, d.wakes[0], 0), "not the thread's before NET_RX lets it go");
+	cr_assert(not(sirq_napi_threaded_poll(&d.sd, 0)),
+		  "a spurious wake-up polled NET_RX's context");
+	cr_assert(not(net_rx_action(&d)), "NET_RX kept it");
+	expect_no_poll(&d);
+	cr_assert(eq(uint, d.wakes[0], 1), "its thread not woken");
+	cr_assert(sirq_napi_threaded_poll(&d.sd, 0), "the thread's now");
+	cr_assert(eq(uint, d.h.nlog, 1));
 
+	/* Back: its thread has it, NET_RX takes it as it is. */
+	cr_assert(eq(int, sirq_napi_set_cfg(&d.sd, 0, &deferred), 0),
+		  "its thread has it");
+	cr_assert(sirq_napi_is_scheduled(&d.sd, 0));
+	cr_assert(net_rx_pending(&d), "NET_RX not raised for it");
+	d.h.nlog = 0;
+	cr_assert(not(sirq_napi_threaded_poll(&d.sd, 0)), "the thread polled NET_RX's");
+	expect_no_poll(&d);
+	cr_assert(net_rx_action(&d), "repolled");
+	EXPECT_POLLED(&d, 0);
+
+	/* There and back before NET_RX came to it: on its list once. */
+	cr_assert(eq(int, sirq_napi_set_cfg(&d.sd, 0, &threaded), 0));
+	cr_assert(eq(int, sirq_napi_set_cfg(&d.sd, 0, &deferred), 0));
+	cr_assert(net_rx_action(&d));
+	EXPECT_POLLED(&d, 0);
+	cr_assert(eq(uint, d.wakes[0], 1), "woken for a context NET_RX kept");
+
+	/* Idle: the next schedule wakes the thread. */
+	d.backlog[0] = 0;
+	cr_assert(not(net_rx_action(&d)), "completed");
+	cr_assert(not(sirq_napi_is_scheduled(&d.sd, 0)));
 	cr_assert(eq(int, sirq_napi_set_cfg(&d.sd, 0, &threaded), 0), "idle");
 	cr_assert(sirq_napi_schedule(&d.sd, 0));
-	cr_assert(eq(uint, d.wakes[0], 1));
-	cr_assert(eq(int, sirq_napi_set_cfg(&d.sd, 0, &deferred), -EBUSY),
-		  "its thread has it");
+	cr_assert(eq(uint, d.wakes[0], 2));
 	driver_fini(&d);
 }
 
@@ -1293,8 +1322,8 @@ Test(napi, threaded_busy_poll_polls_without_end_and_never_rearms)
  * A busy-polled context is never idle, so a napi-set to disabled cannot
  * wait for it to be: NET_RX takes it over as it is, scheduled, its
  * thread lets it go (not its own any more: no poll), and NET_RX's first
- * completion re-arms the interrupt. Between NET_RX and a thread, a
- * scheduled context that is not busy polled is still refused.
+ * completion re-arms the interrupt. A context its thread was only woken
+ * for is handed over the same way.
  */
 Test(napi, threaded_busy_poll_set_to_disabled_hands_the_context_to_net_rx)
 {
@@ -1328,12 +1357,18 @@ Test(napi, threaded_busy_poll_set_to_disabled_hands_the_context_to_net_rx)
 	cr_assert(not(sirq_napi_is_scheduled(&d.sd, 0)));
 	cr_assert(eq(uint, d.rearms[0], 1), "NET_RX's completion re-armed it");
 
-	/* Threaded and scheduled, not busy polled: -EBUSY as ever. */
+	/* Threaded and scheduled, not busy polled: handed over the same way. */
 	cr_assert(eq(int, sirq_napi_set_cfg(&d.sd, 0, &busy), 0));
 	busy.threaded = SIRQ_NAPI_THREADED_ENABLED;
 	cr_assert(eq(int, sirq_napi_set_cfg(&d.sd, 0, &busy), 0));
 	cr_assert(sirq_napi_schedule(&d.sd, 0));
-	cr_assert(eq(int, sirq_napi_set_cfg(&d.sd, 0, &disabled), -EBUSY));
+	cr_assert(eq(int, sirq_napi_set_cfg(&d.sd, 0, &disabled), 0));
+	cr_assert(net_rx_pending(&d));
+	d.h.nlog = 0;
+	cr_assert(not(sirq_napi_threaded_poll(&d.sd, 0)));
+	expect_no_poll(&d);
+	cr_assert(not(net_rx_action(&d)));
+	EXPECT_POLLED(&d, 0);
 	driver_fini(&d);
 }
 

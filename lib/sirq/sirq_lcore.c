@@ -1553,7 +1553,7 @@ sirq_napi_set(struct sirq_lcore *lc, unsigned int napi_id,
 		if (ret != -NAPI_SET_NEEDS_THREAD)
 			break;
 	}
-	/* Refused (-EBUSY while scheduled): no thread left behind for it. */
+	/* Refused: no thread left behind for it. */
 	if (ret != 0 && started) {
 		pthread_mutex_lock(&lc->napi_set_lock);
 		/* Only napi-set changes it, and this one holds the serial mutex. */

@@ -729,8 +729,12 @@ int sirq_napi_get(const struct sirq_lcore *lc, unsigned int napi_id,
  * per poll and sched_yield() between polls, never completing it: the
  * queue's Rx interrupt stays off and the thread does not sleep while
  * the mode is on. Set back to enabled, the thread's next poll completes
- * it as usual; set to disabled, NET_RX takes it over at once (no -EBUSY:
- * a busy-polled context is never idle).
+ * it as usual; set to disabled, NET_RX takes it over at once.
+ *
+ * A change between NET_RX and a thread is never refused for the
+ * context being scheduled (under a constant flood it always is): a
+ * context NET_RX holds goes to its thread when NET_RX next comes to it,
+ * one its thread holds goes to NET_RX at once.
  *
  * The settings are applied on the lcore, with its execution lock held
  * (sirq_lcore_call()); a thread the context needs is started on the
@@ -747,10 +751,8 @@ int sirq_napi_get(const struct sirq_lcore *lc, unsigned int napi_id,
  * @param napi_id  the context, below sirq_napi_count().
  * @param p        the settings; copied.
  * @return 0; -EINVAL for NULL, an unknown id or bad settings
- *   (sirq_napi_params_check()); -EBUSY to change threaded between
- *   disabled and enabled/busy-poll while the context is scheduled (try
- *   again; no thread is left behind); -EAGAIN if its thread could not
- *   start (nothing changed); -EOPNOTSUPP for threaded with conf.qsbr
+ *   (sirq_napi_params_check()); -EAGAIN if its thread could not
+ *   start (nothing changed, no thread left behind); -EOPNOTSUPP for threaded with conf.qsbr
  *   (a NAPI thread reports no quiescent state); -EDEADLK, -ENOSPC as
  *   sirq_lcore_call().
  */

@@ -268,6 +268,18 @@ poll_list_pop(struct sirq_softnet *sd)
 	return idx;
 }
 
+/* Is @idx on the poll list? By the execution lock's holder. */
+static bool
+poll_list_has(const struct sirq_softnet *sd, uint16_t idx)
+{
+	unsigned int i;
+
+	for (i = 0; i < sd->poll_len; i++)
+		if (sd->poll_list[(sd->poll_head + i) % SIRQ_NAPI_MAX] == idx)
+			return true;
+	return false;
+}
+
 /*
  * list_splice_tail_init(&sd->poll_list, &list): what napi_schedule()
  * put on the mask goes to the tail of the list. The acquire pairs with
@@ -341,6 +353,7 @@ sirq_softnet_rx_action(struct sirq_softnet *sd)
 	uint16_t repoll[SIRQ_NAPI_MAX];
 	unsigned int nb_repoll = 0, i;
 	int budget = sd->budget;
+	uint16_t idx;
 
 	/* list_splice_init(&sd->poll_list, &list) */
 	poll_list_splice_tail_ready(sd);
@@ -355,8 +368,15 @@ sirq_softnet_rx_action(struct sirq_softnet *sd)
 				return;
 			break;
 		}
-		budget -= (int)napi_poll(sd, poll_list_pop(sd), repoll,
-					 &nb_repoll);
+		idx = poll_list_pop(sd);
+		/* napi-set made it threaded while it was on the list. */
+		if (sirq_unlikely(__atomic_load_n(&sd->threaded,
+						  __ATOMIC_RELAXED) &
+				  (UINT64_C(1) << idx))) {
+			sd->wake_thread(sd->poll_ctx, idx);
+			continue;
+		}
+		budget -= (int)napi_poll(sd, idx, repoll, &nb_repoll);
 		if (sirq_unlikely(budget <= 0 || sirq_now(cpu) >= time_limit)) {
 			sirq_stat_add(sd->time_squeeze, 1);
 			if (budget <= 0)
@@ -384,32 +404,45 @@ sirq_napi_set_cfg(struct sirq_softnet *sd, uint16_t idx,
 		  const struct sirq_napi_params *cfg)
 {
 	uint64_t bit = UINT64_C(1) << idx;
+	bool was_threaded;
 
 	if (idx >= sd->nb_napi || cfg == NULL ||
 	    cfg->threaded >= SIRQ_NAPI_THREADED_MAX ||
 	    (cfg->threaded && sd->wake_thread == NULL))
 		return -EINVAL;
-	if ((cfg->threaded != 0) != ((sd->threaded & bit) != 0) &&
-	    sirq_napi_is_scheduled(sd, idx)) {
+	was_threaded = (sd->threaded & bit) != 0;
+	sd->cfg[idx] = *cfg;
+	if ((cfg->threaded != 0) == was_threaded)
+		return 0;
+	if (cfg->threaded) {
 		/*
-		 * Its poller changes only between two schedulings, but a
-		 * thread busy polling never lets it go: NET_RX takes it
-		 * over from the thread as it is, scheduled.
+		 * To a thread. Scheduled, the context is NET_RX's (on its
+		 * list or its ready mask): NET_RX hands it to the thread
+		 * when it comes to it (sirq_softnet_rx_action()), as the
+		 * kernel's switch waits for the next schedule, which a
+		 * context under a constant flood never reaches. Idle, its
+		 * next schedule wakes the thread.
 		 */
-		if (!sirq_napi_thread_busy(sd, idx))
-			return -EBUSY;
-		sd->cfg[idx] = *cfg;
-		__atomic_fetch_and(&sd->thread_busy, ~bit, __ATOMIC_RELAXED);
-		__atomic_fetch_and(&sd->in_busy_poll, ~bit, __ATOMIC_RELAXED);
-		__atomic_fetch_and(&sd->threaded, ~bit, __ATOMIC_RELAXED);
-		napi_schedule_taken(sd, idx);
+		__atomic_fetch_or(&sd->threaded, bit, __ATOMIC_RELAXED);
 		return 0;
 	}
-	sd->cfg[idx] = *cfg;
-	if (cfg->threaded)
-		__atomic_fetch_or(&sd->threaded, bit, __ATOMIC_RELAXED);
-	else
-		__atomic_fetch_and(&sd->threaded, ~bit, __ATOMIC_RELAXED);
+	__atomic_fetch_and(&sd->threaded, ~bit, __ATOMIC_RELAXED);
+	/*
+	 * To NET_RX. A context its thread holds (woken, or busy polling)
+	 * is handed over as it is, scheduled: the thread polls only under
+	 * the execution lock, which the caller holds, and its next poll
+	 * finds it not its own. One still on NET_RX's list (made threaded
+	 * and back before NET_RX came to it) stays there, once. One an
+	 * application's busy poller holds goes to NET_RX when that poller
+	 * lets it go.
+	 */
+	if (sirq_napi_is_scheduled(sd, idx) && !poll_list_has(sd, idx) &&
+	    (__atomic_load_n(&sd->in_busy_poll, __ATOMIC_RELAXED) & bit &
+	     ~__atomic_load_n(&sd->thread_busy, __ATOMIC_RELAXED)) == 0) {
+		__atomic_fetch_and(&sd->thread_busy, ~bit, __ATOMIC_RELAXED);
+		__atomic_fetch_and(&sd->in_busy_poll, ~bit, __ATOMIC_RELAXED);
+		napi_schedule_taken(sd, idx);
+	}
 	return 0;
 }
 
@@ -493,6 +526,13 @@ sirq_napi_threaded_poll(struct sirq_softnet *sd, uint16_t idx)
 	    (__atomic_load_n(&sd->threaded, __ATOMIC_RELAXED) & bit) == 0 ||
 	    (__atomic_load_n(&sd->in_busy_poll, __ATOMIC_RELAXED) & bit &
 	     ~__atomic_load_n(&sd->thread_busy, __ATOMIC_RELAXED)) != 0)
+		return false;
+	/*
+	 * Made threaded while NET_RX held it: still NET_RX's until NET_RX
+	 * hands it over, whatever woke the thread.
+	 */
+	if (sirq_unlikely((__atomic_load_n(&sd->ready, __ATOMIC_RELAXED) &
+			   bit) != 0 || poll_list_has(sd, idx)))
 		return false;
 	busy = sd->cfg[idx].threaded == SIRQ_NAPI_THREADED_BUSY_POLL;
 	if (sirq_unlikely(busy != sirq_napi_thread_busy(sd, idx))) {

@@ -211,18 +211,21 @@ void sirq_softnet_rx_action(struct sirq_softnet *sd);
 
 /**
  * napi-set: context @p idx's settings. By the execution lock's holder.
- * Between enabled and busy-poll the poller stays the thread, so that
- * change is taken at any time, at the thread's next poll (busy-poll
- * starts at the context's next scheduling, as the kernel's; the caller
- * may schedule it). A context its thread holds busy polling that is
- * set to disabled is handed to NET_RX at once: the thread lets it go
- * (NAPI_STATE_IN_BUSY_POLL cleared) and NET_RX is raised for it.
+ * Never refused for being scheduled: a context under a constant flood
+ * never stops being scheduled. Between enabled and busy-poll the poller
+ * stays the thread, so that change is taken at the thread's next poll
+ * (busy-poll starts at the context's next scheduling, as the kernel's;
+ * the caller may schedule it). A scheduled context set to a thread is
+ * handed to it by NET_RX when NET_RX comes to it on its list. One its
+ * thread holds (woken, or busy polling) that is set to disabled is
+ * handed to NET_RX at once: the thread lets it go
+ * (NAPI_STATE_IN_BUSY_POLL cleared) and NET_RX is raised for it. One an
+ * application's busy poller holds changes poller when that poller lets
+ * it go.
  *
- * @return 0, -EINVAL for an unknown context, a threaded value from
+ * @return 0, or -EINVAL for an unknown context, a threaded value from
  *   SIRQ_NAPI_THREADED_MAX up or threaded without a wake_thread
- *   callback, -EBUSY to change between NET_RX and a thread while the
- *   context is scheduled otherwise (its poller changes only while it is
- *   idle).
+ *   callback.
  */
 int sirq_napi_set_cfg(struct sirq_softnet *sd, uint16_t idx,
 		      const struct sirq_napi_params *cfg);

@@ -619,15 +619,14 @@ tel_napi_set(const char *cmd, const char *params, struct rte_tel_data *d)
 		if (napi_set_item(item, &p, d) != 0)
 			goto out;
 	ret = sirq_napi_set(lc, (unsigned int)napi_id, &p);
-	if (ret == -EBUSY)
-		tel_error(d, "napi-set refused (%s): the context is scheduled, its poller changes only while it is idle; try again",
-			  strerror(-ret));
-	else if (ret == -EAGAIN)
+	if (ret == -EAGAIN)
 		tel_error(d, "napi-set refused (%s): its thread could not start",
 			  strerror(-ret));
-	else if (ret != 0)
+	else if (ret == -EINVAL)
 		tel_error(d, "napi-set refused (%s): a deferral needs its timeout, timeouts up to 1 s",
 			  strerror(-ret));
+	else if (ret != 0)
+		tel_error(d, "napi-set refused: %s", strerror(-ret));
 	else if (sirq_napi_get(lc, (unsigned int)napi_id, &info) == 0)
 		tel_napi_dict(d, lc, &info, lcore_id);
 out:

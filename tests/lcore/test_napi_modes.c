@@ -260,18 +260,6 @@ wait_napi_irq_on(const struct sirq_lcore *lc, struct sirq_napi_info *info)
 	return false;
 }
 
-/* napi-set, again while it says -EBUSY (the context was scheduled). */
-static int
-napi_set_when_idle(struct sirq_lcore *lc, const struct sirq_napi_params *p)
-{
-	uint64_t end = now_ns() + STATE_TIMEOUT_MS * 1000000ULL;
-	int ret;
-
-	while ((ret = sirq_napi_set(lc, 0, p)) == -EBUSY && now_ns() < end)
-		usleep(1000);
-	return ret;
-}
-
 /* Nothing left behind: every mbuf back in the pool once the lcore is gone. */
 static void
 join_and_free(struct sirq_lcore *lc)
@@ -368,7 +356,7 @@ Test(lcore_napi, napi_set_moves_a_running_queue_to_its_thread_and_back_to_net_rx
 	/* Threaded from now on: it gets its thread, which polls it. */
 	p = info.params;
 	p.threaded = true;
-	cr_assert_eq(napi_set_when_idle(lc, &p), 0);
+	cr_assert_eq(sirq_napi_set(lc, 0, &p), 0);
 	tid = wait_napi_thread(lc);
 	cr_assert_gt(tid, 0, "no thread %d ms after napi-set threaded",
 		     STATE_TIMEOUT_MS);
@@ -385,7 +373,7 @@ Test(lcore_napi, napi_set_moves_a_running_queue_to_its_thread_and_back_to_net_rx
 
 	/* Back to NET_RX; the idle thread stays until the lcore stops. */
 	p.threaded = false;
-	cr_assert_eq(napi_set_when_idle(lc, &p), 0);
+	cr_assert_eq(sirq_napi_set(lc, 0, &p), 0);
 	runs = net_rx_runs(lc);
 	polls = napi_info(lc).thread_polls;
 	send_packets(rx, PACKETS);
@@ -422,7 +410,7 @@ Test(lcore_napi, napi_set_threaded_returns_with_the_thread_running,
 	dispatcher_launch(lc);
 	/* Set before the loop runs, it would get its thread at the start. */
 	wait_lcore_running(lc);
-	cr_assert_eq(napi_set_when_idle(lc, &threaded), 0);
+	cr_assert_eq(sirq_napi_set(lc, 0, &threaded), 0);
 	info = napi_info(lc);
 	tid = wait_napi_thread(lc);
 	cr_expect_gt(info.thread_tid, 0,
@@ -470,7 +458,7 @@ Test(lcore_napi, napi_set_refuses_a_deferral_without_timeout_and_unknown_ids,
 	sirq_lcore_conf_default(&conf);
 	lc = napi_lcore(&conf, ring_port(&rx), &seen);
 	dispatcher_launch(lc);
-	cr_assert_eq(napi_set_when_idle(lc, &deferral), 0);
+	cr_assert_eq(sirq_napi_set(lc, 0, &deferral), 0);
 
 	cr_expect_eq(sirq_napi_params_check(&no_timeout), -EINVAL);
 	cr_expect_eq(sirq_napi_set(lc, 0, &no_timeout), -EINVAL);
@@ -1050,7 +1038,7 @@ Test(lcore_napi, threaded_busy_poll_polls_without_end_and_never_unmasks,
 
 	/* Busy-poll again, then disabled: NET_RX takes it as it is. */
 	p.threaded = SIRQ_NAPI_THREADED_BUSY_POLL;
-	cr_assert_eq(napi_set_when_idle(lc, &p), 0);
+	cr_assert_eq(sirq_napi_set(lc, 0, &p), 0);
 	cr_assert(wait_above(lc, thread_busy_polls, busy + 100),
 		  "busy-poll set again: the thread does not poll");
 	unmasks = irq_unmasks(lc);
@@ -1161,5 +1149,94 @@ Test(lcore_napi, telemetry_napi_set_threaded_busy_poll, .timeout = 60)
 
 	send_packets(rx, PACKETS);
 	cr_assert(wait_for(&seen.received, PACKETS, RECEIVE_TIMEOUT_MS));
+	join_and_free(lc);
+}
+
+/* Packets received by every thread but @tid. */
+static uint64_t
+packets_but(const struct rx_seen *s, int tid)
+{
+	uint32_t i, nb = __atomic_load_n(&s->nb_tids, __ATOMIC_ACQUIRE);
+	uint64_t sum = __atomic_load_n(&s->untracked, __ATOMIC_RELAXED);
+
+	for (i = 0; i < nb; i++)
+		if (s->tid[i] != tid)
+			sum += __atomic_load_n(&s->packets[i], __ATOMIC_RELAXED);
+	return sum;
+}
+
+/* Wait until @fn(@s, @tid) passes @floor; false after the timeout. */
+static bool
+wait_packets(uint64_t (*fn)(const struct rx_seen *, int),
+	     const struct rx_seen *s, int tid, uint64_t floor)
+{
+	uint64_t end = now_ns() + STATE_TIMEOUT_MS * 1000000ULL;
+
+	while (fn(s, tid) <= floor) {
+		if (now_ns() >= end)
+			return false;
+		usleep(1000);
+	}
+	return true;
+}
+
+/*
+ * A queue under a constant flood is never idle: its context stays
+ * scheduled from one NET_RX run to the next. napi-set threaded=enabled
+ * was refused (-EBUSY, "try again") every time under net_null, and its
+ * refusal left a thread behind. Now NET_RX hands the context over the
+ * next time it comes to it: the thread receives, and from then on no
+ * other thread does. Back to disabled, NET_RX takes it over at once.
+ */
+Test(lcore_napi, napi_set_threaded_applies_under_a_flood_and_back,
+     .timeout = 60)
+{
+	static const char *const vdevs[] = { "net_null0", NULL };
+	struct sirq_napi_params threaded = {
+		.threaded = SIRQ_NAPI_THREADED_ENABLED,
+	};
+	struct sirq_napi_params disabled = { 0 };
+	struct rx_seen seen = { 0 };
+	struct sirq_lcore_conf conf;
+	struct sirq_napi_info info;
+	struct sirq_lcore *lc;
+	uint64_t others, mine;
+	int tid;
+
+	eal_start(vdevs);
+	port_start(0, 1, false);
+	sirq_lcore_conf_default(&conf);
+	lc = napi_lcore(&conf, 0, &seen);
+	dispatcher_launch(lc);
+	cr_assert(wait_packets(packets_but, &seen, -1, 100000),
+		  "the flood never came");
+	cr_assert(napi_info(lc).scheduled, "idle under a flood");
+
+	cr_assert_eq(sirq_napi_set(lc, 0, &threaded), 0);
+	info = napi_info(lc);
+	cr_expect_eq(info.params.threaded, SIRQ_NAPI_THREADED_ENABLED);
+	tid = info.thread_tid;
+	cr_assert_gt(tid, 0, "no thread after napi-set threaded");
+	cr_assert(wait_packets(packets_on, &seen, tid, 0),
+		  "its thread received nothing in %d ms: %" PRIu64 " polls",
+		  STATE_TIMEOUT_MS, napi_info(lc).thread_polls);
+	/* Handed over: NET_RX (dispatcher, sirqd) has received its last. */
+	others = packets_but(&seen, tid);
+	mine = packets_on(&seen, tid);
+	cr_assert(wait_packets(packets_on, &seen, tid, mine + 100000));
+	cr_expect_eq(packets_but(&seen, tid), others,
+		     "NET_RX polled a context its thread had: %" PRIu64
+		     " packets more", packets_but(&seen, tid) - others);
+	cr_expect_gt(napi_info(lc).thread_polls, 0);
+
+	cr_assert_eq(sirq_napi_set(lc, 0, &disabled), 0);
+	cr_assert(wait_packets(packets_but, &seen, tid, others),
+		  "NET_RX did not take it back");
+	mine = packets_on(&seen, tid);
+	cr_assert(wait_packets(packets_but, &seen, tid,
+			       packets_but(&seen, tid) + 100000));
+	cr_expect_eq(packets_on(&seen, tid), mine,
+		     "its thread polled it after disabled: %" PRIu64
+		     " packets more", packets_on(&seen, tid) - mine);
 	join_and_free(lc);
 }
