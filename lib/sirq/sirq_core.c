@@ -170,6 +170,12 @@ sirq_param_ranges(unsigned int *nb)
 	return param_ranges;
 }
 
+const char *
+sirq_version(void)
+{
+	return SIRQ_VERSION_STRING;
+}
+
 const struct sirq_param_range *
 sirq_param_range(const char *name)
 {

@@ -615,6 +615,16 @@ const struct sirq_param_range *sirq_param_range(const char *name);
 const struct sirq_param_range *sirq_param_ranges(unsigned int *nb);
 
 /**
+ * The library's release, as "MAJOR.MINOR.PATCH": the one the process
+ * runs, which may be newer than the headers a program was built with.
+ *
+ * Context: any thread, before or after anything else; never waits.
+ *
+ * @return a string valid for the program's life.
+ */
+const char *sirq_version(void);
+
+/**
  * Check a parameter set.
  *
  * Context: any thread; never waits.
