@@ -22,6 +22,7 @@ report_lcore(FILE *f, const struct report_lcore *rl, double secs,
 	     struct sirq_stats *st)
 {
 	const struct sirq_latency *rx = &st->latency[SIRQ_NET_RX];
+	struct sirq_lcore_params lp;
 	struct sirq_lcore_stats ls;
 	uint64_t stalls = 0;
 	unsigned int v;
@@ -30,7 +31,8 @@ report_lcore(FILE *f, const struct report_lcore *rl, double secs,
 	sirq_lcore_stats_get(rl->lc, &ls);
 	for (v = 0; v < SIRQ_MAX_VECTORS; v++)
 		stalls += st->latency[v].stalls;
-	fprintf(f, "{\"lcore\": %u, \"rx_packets\": %" PRIu64
+	sirq_lcore_get_params(rl->lc, &lp);
+	fprintf(f, "{\"lcore\": %u, \"policy\": \"%s\", \"rx_packets\": %" PRIu64
 		", \"rx_pps\": %.1f, \"tx_packets\": %" PRIu64
 		", \"tx_pps\": %.1f, \"tx_dropped\": %" PRIu64
 		", \"rx_dropped_at_stop\": %" PRIu64
@@ -38,7 +40,8 @@ report_lcore(FILE *f, const struct report_lcore *rl, double secs,
 		", \"net_rx_p50_ns\": %" PRIu64 ", \"net_rx_p99_ns\": %" PRIu64
 		", \"net_rx_max_ns\": %" PRIu64 ", \"net_rx_stalls\": %" PRIu64
 		", \"net_rx_stalls_per_s\": %.3f, \"stalls_all_vectors\": %" PRIu64
-		"}", sirq_lcore_id(rl->lc), ls.rx_packets,
+		"}", sirq_lcore_id(rl->lc), sirq_policy_name(lp.engine.policy),
+		ls.rx_packets,
 		per_second(ls.rx_packets, secs), ls.tx_packets,
 		per_second(ls.tx_packets, secs), ls.tx_dropped,
 		ls.rx_dropped_at_stop, ls.time_squeeze,
@@ -52,23 +55,37 @@ report_to(FILE *f, const struct report_ctx *r)
 	const struct sirq_lcore_conf *c = &r->common->lcore;
 	double secs = (double)(app_now_ns() - r->start_ns) / 1e9;
 	struct sirq_stats *st = malloc(sizeof(*st));
+	struct sirq_lcore_params now;
 	unsigned int i;
 
 	if (st == NULL)
 		return -ENOMEM;
+	/*
+	 * "policy" is the one in force (/sirq/params_set may have changed
+	 * it): the first lcore's, each lcore's own in "lcores";
+	 * "configured_policy" is the command line's and the INI file's.
+	 */
+	now.engine = c->params;
+	if (r->nb_lcores > 0)
+		sirq_lcore_get_params(r->lcores[0].lc, &now);
 	fprintf(f, "{\"app\": \"%s\", \"elapsed_s\": %.3f, \"policy\": \"%s\", "
+		"\"configured_policy\": \"%s\", "
 		"\"mode\": \"%s\", \"stall_threshold_ns\": %" PRIu64 ",\n",
-		r->prog, secs, sirq_policy_name(c->params.policy),
+		r->prog, secs, sirq_policy_name(now.engine.policy),
+		sirq_policy_name(c->params.policy),
 		c->mode == SIRQ_MODE_IRQ ? "irq" : "poll",
-		c->params.stall_threshold_ns);
+		now.engine.stall_threshold_ns);
 	fprintf(f, " \"ports\": [");
 	for (i = 0; i < r->nb_ports; i++) {
 		const struct report_port *p = &r->ports[i];
 
 		fprintf(f, "%s{\"port\": %u, \"rx\": %" PRIu64 ", \"tx\": %" PRIu64
 			", \"runts\": %" PRIu64 ", \"link_down_drops\": %" PRIu64
+			", \"imissed\": %" PRIu64 ", \"ierrors\": %" PRIu64
+			", \"rx_nombuf\": %" PRIu64
 			", \"rx_pps\": %.1f, \"tx_pps\": %.1f}", i ? ", " : "",
 			p->port, p->rx, p->tx, p->runts, p->link_down_drops,
+			p->imissed, p->ierrors, p->rx_nombuf,
 			per_second(p->rx, secs), per_second(p->tx, secs));
 	}
 	fprintf(f, "],\n \"lcores\": [");

@@ -32,6 +32,10 @@ struct report_port {
 	uint64_t tx;
 	uint64_t runts;
 	uint64_t link_down_drops;
+	/* The PMD's (rte_eth_stats), at the report or at the port's close. */
+	uint64_t imissed;
+	uint64_t ierrors;
+	uint64_t rx_nombuf;
 };
 
 struct report_ctx {

@@ -7,7 +7,6 @@
  * and ksoftirqd.
  */
 
-#include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
@@ -50,15 +49,6 @@
 #define RCV_RCVBUF_MAX (1u << 20)
 #define RCV_COST_MAX (10 * NS_PER_MS)
 #define RCV_THREADS_DEFAULT 1
-
-/*
- * glibc's pthread_getcpuclockid() for a thread known only by its id
- * (sirqd, started inside the library): the kernel's
- * MAKE_THREAD_CPUCLOCK(tid, CPUCLOCK_SCHED), readable by any thread of
- * the same process.
- */
-#define CPUCLOCK_SCHED 2
-#define CPUCLOCK_PERTHREAD_MASK 4
 
 void
 l2fwd_receiver_spec_default(struct l2fwd_receiver_spec *s)
@@ -163,18 +153,6 @@ now_ns(void)
 	return (uint64_t)ts.tv_sec * NS_PER_SEC + (uint64_t)ts.tv_nsec;
 }
 
-/* A thread's CPU time; false if the thread is gone. */
-static bool
-clock_ns(clockid_t clock, uint64_t *ns)
-{
-	struct timespec ts;
-
-	if (clock_gettime(clock, &ts) != 0)
-		return false;
-	*ns = (uint64_t)ts.tv_sec * NS_PER_SEC + (uint64_t)ts.tv_nsec;
-	return true;
-}
-
 /*
  * The per-packet cost: a busy spin to a TSC deadline (rte_get_tsc_hz() is
  * EAL's calibrated TSC rate). A thread preempted inside a spin finds its
@@ -209,6 +187,7 @@ l2fwd_receiver_init(struct l2fwd_receiver *r,
 	memset(r, 0, sizeof(*r));
 	r->spec = *spec;
 	r->lcore_id = lcore_id;
+	app_cpu_init(&r->cpu, lcore_id);
 	r->proto_cycles = ns_to_cycles(spec->proto_ns);
 	r->app_cycles = ns_to_cycles(spec->app_ns);
 	r->start_ns = now_ns();
@@ -413,141 +392,20 @@ l2fwd_receiver_free(struct l2fwd_receiver *r)
 void
 l2fwd_receiver_dispatcher_started(struct l2fwd_receiver *r)
 {
-	clockid_t clock;
-	uint64_t base;
-
-	if (pthread_getcpuclockid(pthread_self(), &clock) != 0 ||
-	    !clock_ns(clock, &base))
-		return;
-	r->dispatcher_tid = (pid_t)syscall(SYS_gettid);
-	r->dispatcher_clock = clock;
-	r->dispatcher_base_ns = base;
-	__atomic_store_n(&r->dispatcher_known, true, __ATOMIC_RELEASE);
-}
-
-/* The CPU-time clock of thread @tid of this process (CPUCLOCK_SCHED). */
-static clockid_t
-tid_clock(unsigned int tid)
-{
-	return (clockid_t)((~tid << 3) | CPUCLOCK_PERTHREAD_MASK |
-			   CPUCLOCK_SCHED);
-}
-
-/*
- * Call @fn for each thread of this process with its tid and its name
- * ("name\n", as /proc shows it), until @fn returns false.
- */
-static void
-foreach_thread(bool (*fn)(unsigned int tid, const char *comm, void *arg),
-	       void *arg)
-{
-	char path[64], comm[32];
-	struct dirent *e;
-	DIR *d = opendir("/proc/self/task");
-
-	if (d == NULL)
-		return;
-	while ((e = readdir(d)) != NULL) {
-		FILE *f;
-		bool named;
-
-		if (e->d_name[0] == '.')
-			continue;
-		snprintf(path, sizeof(path), "/proc/self/task/%.16s/comm",
-			 e->d_name);
-		f = fopen(path, "r");
-		if (f == NULL)
-			continue;
-		named = fgets(comm, sizeof(comm), f) != NULL;
-		fclose(f);
-		if (named && !fn((unsigned int)atoi(e->d_name), comm, arg))
-			break;
-	}
-	closedir(d);
-}
-
-/* sirqd/<lcore>, found by its name among the process's threads. */
-static bool
-sirqd_if_named(unsigned int tid, const char *comm, void *arg)
-{
-	struct l2fwd_receiver *r = arg;
-	char want[32];
-
-	snprintf(want, sizeof(want), "sirqd/%u\n", r->lcore_id);
-	if (strcmp(comm, want) != 0)
-		return true;
-	r->sirqd_tid = (pid_t)tid;
-	r->sirqd_clock = tid_clock(tid);
-	r->sirqd_known = true;
-	return false;
-}
-
-/* Is @comm ("name\n") lcore @lcore's ktimers/N or sirq-<vector>/N? */
-static bool
-softirq_thread_of(const char *comm, unsigned int lcore)
-{
-	const char *slash = strrchr(comm, '/');
-	char *end;
-	unsigned long id;
-
-	if (slash == NULL || (strncmp(comm, "ktimers/", 8) != 0 &&
-			      strncmp(comm, "sirq-", 5) != 0))
-		return false;
-	id = strtoul(slash + 1, &end, 10);
-	return end != slash + 1 && (*end == '\n' || *end == '\0') &&
-		id == lcore;
-}
-
-/* A softirq thread of the lcore: its CPU time now, kept once it is gone. */
-static bool
-sample_if_softirq_thread(unsigned int tid, const char *comm, void *arg)
-{
-	struct l2fwd_receiver *r = arg;
-	unsigned int i;
-	uint64_t v;
-
-	if (!softirq_thread_of(comm, r->lcore_id) ||
-	    !clock_ns(tid_clock(tid), &v))
-		return true;
-	for (i = 0; i < r->nb_sthreads; i++)
-		if (r->sthread[i].tid == (pid_t)tid)
-			break;
-	if (i == r->nb_sthreads) {
-		if (i == L2FWD_RCV_MAX_SOFTIRQ_THREADS)
-			return true;
-		r->nb_sthreads++;
-		r->sthread[i].tid = (pid_t)tid;
-	}
-	r->sthread[i].ns = v;
-	return true;
-}
-
-/*
- * The CPU time of the lcore's softirq threads, those running now and
- * those gone (a change of model restarts them): their sum.
- */
-static uint64_t
-sample_softirq_threads(struct l2fwd_receiver *r)
-{
-	uint64_t sum = 0;
-	unsigned int i;
-
-	foreach_thread(sample_if_softirq_thread, r);
-	for (i = 0; i < r->nb_sthreads; i++)
-		sum += r->sthread[i].ns;
-	return sum;
+	app_cpu_dispatcher_started(&r->cpu);
 }
 
 void
 l2fwd_receiver_sample_cpu(struct l2fwd_receiver *r)
 {
 	struct l2fwd_cpu_split s = r->split;
+	struct app_cpu_split lib;
 	uint32_t i, n = __atomic_load_n(&r->nb_readers, __ATOMIC_ACQUIRE);
 	uint64_t v, sum = 0;
 	bool readers_ok = true;
 
 	for (i = 0; i < n; i++) {
-		if (!clock_ns(r->reader[i].clock, &v)) {
+		if (!app_cpu_clock_ns(r->reader[i].clock, &v)) {
 			readers_ok = false;
 			break;
 		}
@@ -556,14 +414,10 @@ l2fwd_receiver_sample_cpu(struct l2fwd_receiver *r)
 	/* Gone threads keep their last sample. */
 	if (readers_ok)
 		s.receiver_ns = sum;
-	if (!r->sirqd_known)
-		foreach_thread(sirqd_if_named, r);
-	if (r->sirqd_known && clock_ns(r->sirqd_clock, &v))
-		s.sirqd_ns = v;
-	s.threads_ns = sample_softirq_threads(r);
-	if (__atomic_load_n(&r->dispatcher_known, __ATOMIC_ACQUIRE) &&
-	    clock_ns(r->dispatcher_clock, &v))
-		s.dispatcher_ns = v - r->dispatcher_base_ns;
+	app_cpu_sample(&r->cpu, &lib);
+	s.sirqd_ns = lib.sirqd_ns;
+	s.threads_ns = lib.softirq_ns + lib.napi_ns;
+	s.dispatcher_ns = lib.dispatcher_ns;
 	s.at_ns = now_ns();
 	r->split = s;
 }

@@ -34,6 +34,8 @@
 
 #include <sirq.h>
 
+#include "app_cpu.h"
+
 #define L2FWD_RCV_MAX_THREADS 16
 /* Packets a reader takes from the socket at once (recvmmsg()). */
 #define L2FWD_RCV_BATCH 32
@@ -68,13 +70,10 @@ struct l2fwd_cpu_split {
 	uint64_t at_ns;		/* CLOCK_MONOTONIC of the sample; 0: none yet */
 	uint64_t receiver_ns;	/* all readers */
 	uint64_t sirqd_ns;
-	/* The execution models' softirq threads: ktimers/N, sirq-<vec>/N. */
+	/* ktimers/N, sirq-<vec>/N and the NAPI threads napi/N-I. */
 	uint64_t threads_ns;
 	uint64_t dispatcher_ns;	/* since it entered sirq_lcore_main() */
 };
-
-/* Softirq threads of one lcore seen so far (they restart with the model). */
-#define L2FWD_RCV_MAX_SOFTIRQ_THREADS 64
 
 /* One reader thread. */
 struct l2fwd_reader {
@@ -108,18 +107,7 @@ struct l2fwd_receiver {
 	uint64_t drained_at_exit;
 
 	/* CPU clocks of the lcore's threads, for the split. */
-	pid_t dispatcher_tid;
-	clockid_t dispatcher_clock;
-	uint64_t dispatcher_base_ns;
-	bool dispatcher_known;
-	pid_t sirqd_tid;
-	clockid_t sirqd_clock;
-	bool sirqd_known;
-	struct {
-		pid_t tid;
-		uint64_t ns;	/* its last sample: kept once it is gone */
-	} sthread[L2FWD_RCV_MAX_SOFTIRQ_THREADS];
-	unsigned int nb_sthreads;
+	struct app_cpu cpu;
 	struct l2fwd_cpu_split split;
 };
 
