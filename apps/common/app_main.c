@@ -56,6 +56,11 @@ app_start(const char *prog, int argc, char **argv,
 		argv[dashes] = argv[0];
 		ret = parse(argc - dashes, argv + dashes);
 		argv[dashes] = (char *)"--";
+	} else if (argc == 2 && strcmp(argv[1], "--version") == 0) {
+		/* What a packager or a supervisor asks first: not EAL's. */
+		char *version[] = { argv[0], argv[1], NULL };
+
+		ret = parse(2, version);
 	} else {
 		char *none[] = { argv[0], NULL };
 

@@ -22,7 +22,8 @@ extern volatile sig_atomic_t app_quit_signal;
 extern volatile sig_atomic_t app_report_requested;
 
 /*
- * Parse the application's options (those after "--", or none) with
+ * Parse the application's options (those after "--", or none; a lone
+ * "--version" counts as one of them) with
  * @parse (called with argv[0] and them), initialise EAL with the
  * arguments before "--", install the handlers. Returns 0, @parse's
  * non-zero result, or 1 after a message if EAL failed.

@@ -16,6 +16,7 @@
 
 #include <rte_cfgfile.h>
 #include <rte_common.h>
+#include <rte_version.h>
 
 #include "app_opts.h"
 
@@ -169,6 +170,8 @@ const struct app_opt app_common_opts[] = {
 	  parse_app_load, "off" },
 	{ "help", 'h', "run", APP_OPT_FLAG_ON, COMMON(help), 0, 0, NULL,
 	  "this text", NULL, NULL },
+	{ "version", 0, "run", APP_OPT_FLAG_ON, COMMON(version), 0, 0, NULL,
+	  "the program's, libsirq's and DPDK's versions", NULL, NULL },
 	{ "policy", 0, "sirq", APP_OPT_POLICY, PARAM(policy), 0, 0,
 	  "NAME", "mainline | ksoftirqd | kicinski | deferred (the overload policies) | rt | pushdown | pushdown-locked (the execution models: softirq threads the scheduler runs)", NULL, NULL },
 	{ "softirq-thread-sched", 0, "sirq", APP_OPT_CUSTOM, 0, 0, 0,
@@ -650,6 +653,148 @@ find_opt(const struct app_opt_table *tables, size_t nb, const char *section,
 	return NULL;
 }
 
+/*
+ * The line of the @nth (from 0) "key =" of [@section] in @path, for
+ * messages that name both places; 0 if not found. rte_cfgfile keeps no
+ * line numbers.
+ */
+static unsigned int
+key_line(const char *path, const char *section, const char *key,
+	 unsigned int nth)
+{
+	char line[512], cur[CFG_NAME_LEN] = "";
+	unsigned int no = 0, found = 0;
+	size_t klen = strlen(key);
+	FILE *f = fopen(path, "r");
+
+	if (f == NULL)
+		return 0;
+	while (fgets(line, sizeof(line), f) != NULL) {
+		char *p = line, *end;
+
+		no++;
+		while (isspace((unsigned char)*p))
+			p++;
+		if (*p == '[') {
+			end = strchr(p, ']');
+			if (end != NULL)
+				snprintf(cur, sizeof(cur), "%.*s",
+					 (int)(end - p - 1), p + 1);
+			continue;
+		}
+		if (strcmp(cur, section) != 0 || strncmp(p, key, klen) != 0)
+			continue;
+		p += klen;
+		while (*p == ' ' || *p == '\t')
+			p++;
+		if (*p == '=' && found++ == nth) {
+			fclose(f);
+			return no;
+		}
+	}
+	fclose(f);
+	return 0;
+}
+
+/* The line of the @nth "[section]" header, as key_line(). */
+static unsigned int
+section_line(const char *path, const char *section, unsigned int nth)
+{
+	char line[512];
+	unsigned int no = 0, found = 0;
+	size_t slen = strlen(section);
+	FILE *f = fopen(path, "r");
+
+	if (f == NULL)
+		return 0;
+	while (fgets(line, sizeof(line), f) != NULL) {
+		char *p = line;
+
+		no++;
+		while (isspace((unsigned char)*p))
+			p++;
+		if (*p == '[' && strncmp(p + 1, section, slen) == 0 &&
+		    p[1 + slen] == ']' && found++ == nth) {
+			fclose(f);
+			return no;
+		}
+	}
+	fclose(f);
+	return 0;
+}
+
+/*
+ * What the file says twice: a section (rte_cfgfile would read only the
+ * first), a key in one section, or two keys that set one field
+ * (mac-updating and no-mac-updating). Each was taken silently, the last
+ * one winning, or the first. APP_EXIT_USAGE after naming both places.
+ */
+static int
+check_config_twice(const char *prog, const char *path, struct rte_cfgfile *cfg,
+		   char sections[][CFG_NAME_LEN], int nb_sec,
+		   const struct app_opt_table *tables, size_t nb)
+{
+	struct {
+		const struct app_opt *o;
+		void *conf;
+		int sec;
+		const char *name;
+	} seen[MAX_OPTS];
+	struct rte_cfgfile_entry e[MAX_OPTS];
+	unsigned int nb_seen = 0;
+	int s, t, i, j, n;
+
+	for (s = 0; s < nb_sec; s++)
+		for (t = 0; t < s; t++)
+			if (strcmp(sections[s], sections[t]) == 0) {
+				fprintf(stderr, "%s: %s: [%s] appears twice (lines %u and %u); give each option once\n",
+					prog, path, sections[s],
+					section_line(path, sections[s], 0),
+					section_line(path, sections[s], 1));
+				return APP_EXIT_USAGE;
+			}
+	for (s = 0; s < nb_sec; s++) {
+		n = rte_cfgfile_section_entries(cfg, sections[s], e, MAX_OPTS);
+		for (i = 0; i < n; i++) {
+			const struct app_opt *o;
+			void *conf;
+
+			for (j = 0; j < i; j++)
+				if (strcmp(e[i].name, e[j].name) == 0) {
+					fprintf(stderr, "%s: %s: '%s' given twice in [%s] (lines %u and %u)\n",
+						prog, path, e[i].name, sections[s],
+						key_line(path, sections[s], e[i].name, 0),
+						key_line(path, sections[s], e[i].name, 1));
+					return APP_EXIT_USAGE;
+				}
+			o = find_opt(tables, nb, sections[s], e[i].name, &conf);
+			/* Unknown keys: load_config() names them. */
+			if (o == NULL || o->kind == APP_OPT_CUSTOM ||
+			    o->kind == APP_OPT_DEPRECATED)
+				continue;
+			for (j = 0; j < (int)nb_seen; j++)
+				if (seen[j].conf == conf &&
+				    seen[j].o->offset == o->offset) {
+					fprintf(stderr, "%s: %s: '%s' (line %u) and '%s' (line %u) set the same thing; keep one\n",
+						prog, path, seen[j].name,
+						key_line(path, sections[seen[j].sec],
+							 seen[j].name, 0),
+						o->name,
+						key_line(path, sections[s], o->name, 0));
+					return APP_EXIT_USAGE;
+				}
+			if (nb_seen < MAX_OPTS) {
+				seen[nb_seen].o = o;
+				seen[nb_seen].conf = conf;
+				seen[nb_seen].sec = s;
+				seen[nb_seen].name = o->name;
+				nb_seen++;
+			}
+		}
+	}
+	return 0;
+}
+
 /* Every key of the INI file, over the defaults. */
 static int
 load_config(const char *prog, const char *path,
@@ -692,6 +837,8 @@ load_config(const char *prog, const char *path,
 		rc = APP_EXIT_USAGE;
 		nb_sec = 0;
 	}
+	if (rc == 0)
+		rc = check_config_twice(prog, path, cfg, names, nb_sec, tables, nb);
 	for (s = 0; s < nb_sec && rc == 0; s++) {
 		int n = rte_cfgfile_section_num_entries(cfg, sections[s]);
 		struct rte_cfgfile_entry *e;
@@ -711,7 +858,8 @@ load_config(const char *prog, const char *path,
 
 			o = find_opt(tables, nb, sections[s], e[i].name, &conf);
 			if (o == NULL || strcmp(o->name, "config") == 0 ||
-			    strcmp(o->name, "help") == 0) {
+			    strcmp(o->name, "help") == 0 ||
+			    strcmp(o->name, "version") == 0) {
 				fprintf(stderr, "%s: %s: unknown key '%s' in [%s]\n",
 					prog, path, e[i].name, sections[s]);
 				rc = APP_EXIT_USAGE;
@@ -910,6 +1058,13 @@ opt_value(const struct app_opt *o, const void *conf, char *buf, size_t len)
 		buf[0] = '\0';
 		break;
 	}
+}
+
+void
+app_print_version(const char *prog)
+{
+	printf("%s %s (libsirq %s, %s)\n", prog, SIRQ_APP_VERSION,
+	       sirq_version(), rte_version());
 }
 
 void

@@ -82,6 +82,7 @@ struct app_common {
 	struct app_thread_sched thread_sched[APP_MAX_THREAD_SCHED];
 	unsigned int nb_thread_sched;
 	bool help;
+	bool version;
 };
 
 /*
@@ -120,6 +121,12 @@ struct app_opt_table {
 
 int app_opts_parse(const char *prog, int argc, char **argv,
 		   const struct app_opt_table *tables, size_t nb_tables);
+
+/*
+ * --version: "PROG VERSION (libsirq VERSION, DPDK VERSION)" on stdout,
+ * the library's and DPDK's as the process links them.
+ */
+void app_print_version(const char *prog);
 
 /* --help: every option with its argument, default and meaning. */
 void app_opts_usage(const char *prog, const char *synopsis,

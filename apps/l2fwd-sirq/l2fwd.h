@@ -33,6 +33,7 @@ struct l2fwd_opts {
 	uint16_t rxq_per_port;
 	uint32_t period_s;
 	bool mac_updating;
+	bool promiscuous;	/* -P: taken, every port is anyway */
 	char portmap[APP_STR_LEN];
 	struct l2fwd_receiver_spec receiver;	/* --receiver */
 	struct l2fwd_busy_spec busy;		/* --busy-poll */

@@ -42,6 +42,14 @@ const struct app_opt l2fwd_opts_table[] = {
 	  NULL, "rewrite the MAC addresses (the default)", NULL, NULL },
 	{ "no-mac-updating", 0, "l2fwd", APP_OPT_FLAG_OFF, L2(mac_updating), 0,
 	  0, NULL, "forward frames unchanged", NULL, NULL },
+	/*
+	 * l2fwd's -P puts the ports in promiscuous mode; l2fwd-sirq always
+	 * does (a forwarder whose peer's MAC it does not know must take
+	 * every frame), so -P is taken for l2fwd's command lines.
+	 */
+	{ "promiscuous", 'P', "l2fwd", APP_OPT_FLAG_ON, L2(promiscuous), 0, 0,
+	  NULL, "taken for DPDK l2fwd's command lines: every port is put in promiscuous mode anyway (where the PMD has it)",
+	  NULL, NULL },
 	{ "portmap", 0, "l2fwd", APP_OPT_STRING, L2(portmap), 0, 0, "MAP",
 	  "port pairs, e.g. \"(0,1)(2,3)\" (unset: pairs in port order)",
 	  NULL, NULL },

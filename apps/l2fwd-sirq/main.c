@@ -38,6 +38,7 @@
 
 #include <sirq.h>
 
+#include "app_cpu.h"
 #include "app_load.h"
 #include "app_main.h"
 #include "app_opts.h"
@@ -78,6 +79,8 @@ struct fwd_lcore {
 	struct l2fwd_receiver rcv;	/* --receiver */
 	struct l2fwd_busy busy;		/* --busy-poll */
 	struct l2fwd_probe probe;	/* --probe */
+	struct app_cpu cpu;		/* its threads' CPU time */
+	struct app_cpu_split last_cpu;	/* at the last statistics */
 };
 
 static struct app_common common;
@@ -91,6 +94,65 @@ static const char *pool_ops;
 static struct rte_timer control_timer;
 static uint64_t start_ns;
 static uint64_t last_stats_ns;
+/* The PMD's counters as the port closed, for the report after it. */
+static struct rte_eth_stats closed_stats[RTE_MAX_ETHPORTS];
+static bool closed[RTE_MAX_ETHPORTS];
+/* Each port's counters at the last statistics, for the rate since. */
+static struct l2fwd_counters last_port[RTE_MAX_ETHPORTS];
+
+/* The --vdev arguments before EAL took them: a PMD that failed to probe. */
+#define MAX_VDEVS 32
+static char vdev_names[MAX_VDEVS][RTE_ETH_NAME_MAX_LEN];
+static unsigned int nb_vdevs;
+
+/* Every "--vdev NAME[,args]" (or "--vdev=...") before "--". */
+static void
+note_vdevs(int argc, char **argv)
+{
+	int i;
+
+	for (i = 1; i < argc && strcmp(argv[i], "--") != 0; i++) {
+		const char *v = NULL;
+
+		if (strncmp(argv[i], "--vdev=", 7) == 0)
+			v = argv[i] + 7;
+		else if (strcmp(argv[i], "--vdev") == 0 && i + 1 < argc)
+			v = argv[++i];
+		if (v == NULL || nb_vdevs == MAX_VDEVS)
+			continue;
+		snprintf(vdev_names[nb_vdevs], sizeof(vdev_names[0]), "%.*s",
+			 (int)strcspn(v, ","), v);
+		nb_vdevs++;
+	}
+}
+
+/*
+ * What EAL found, for a portmask that names a port it did not: each port
+ * with its device, and each --vdev that did not become one (EAL's lines
+ * above say why: a missing iface=, no CAP_NET_RAW, ...).
+ */
+static void
+print_ports_found(void)
+{
+	char name[RTE_ETH_NAME_MAX_LEN];
+	uint16_t port, found = 0;
+	unsigned int i;
+
+	RTE_ETH_FOREACH_DEV(port) {
+		if (rte_eth_dev_get_name_by_port(port, name) != 0)
+			snprintf(name, sizeof(name), "?");
+		fprintf(stderr, PROG ": port %u: %s\n", port, name);
+		found++;
+	}
+	fprintf(stderr, PROG ": EAL found %u port(s): -p 0x%" PRIx64
+		" names them all\n", found,
+		found >= 64 ? UINT64_MAX : (UINT64_C(1) << found) - 1);
+	for (i = 0; i < nb_vdevs; i++)
+		if (rte_eth_dev_get_port_by_name(vdev_names[i], &port) != 0)
+			fprintf(stderr, PROG ": --vdev %s did not probe: no port "
+				"(EAL's messages above say why)\n",
+				vdev_names[i]);
+}
 
 /* Enabled ports and their pairs, checked against what EAL found. */
 static int
@@ -104,6 +166,7 @@ setup_port_pairs(void)
 		    !rte_eth_dev_is_valid_port(port)) {
 			fprintf(stderr, PROG ": -p 0x%" PRIx64 ": port %u is not a port\n",
 				opts.portmask, port);
+			print_ports_found();
 			return -EINVAL;
 		}
 	if (opts.portmap[0] != '\0') {
@@ -126,6 +189,7 @@ setup_port_pairs(void)
 		if (n == 0 || last != RTE_MAX_ETHPORTS) {
 			fprintf(stderr, PROG ": -p 0x%" PRIx64 ": %u ports enabled, "
 				"need an even number >= 2\n", opts.portmask, n);
+			print_ports_found();
 			return -EINVAL;
 		}
 	}
@@ -134,9 +198,10 @@ setup_port_pairs(void)
 			continue;
 		if (!rte_eth_dev_is_valid_port(port) ||
 		    (opts.portmask & (1ULL << port)) == 0) {
-			fprintf(stderr, PROG ": port %u is %s\n", port,
+			fprintf(stderr, PROG ": --portmap: port %u is %s\n", port,
 				rte_eth_dev_is_valid_port(port) ?
-				"not in the portmask" : "not a port");
+				"not in the portmask (-p)" : "not a port");
+			print_ports_found();
 			return -EINVAL;
 		}
 	}
@@ -157,7 +222,7 @@ assign_lcores(unsigned int nb_queues)
 	if (per == 0)
 		per = (nb_queues + rte_lcore_count() - 1) / rte_lcore_count();
 	if (per > MAX_RX_PER_LCORE) {
-		fprintf(stderr, PROG ": %u queues on %u lcores: more than %u per lcore\n",
+		fprintf(stderr, PROG ": %u Rx queue(s) on %u lcore(s): more than %u per lcore; use more lcores (-l)\n",
 			nb_queues, rte_lcore_count(), MAX_RX_PER_LCORE);
 		return -EINVAL;
 	}
@@ -172,8 +237,12 @@ assign_lcores(unsigned int nb_queues)
 							   (unsigned int)-1 : lcore,
 							   0, 0);
 				if (lcore >= RTE_MAX_LCORE) {
-					fprintf(stderr, PROG ": not enough lcores for %u queue(s) per lcore (-q)\n",
-						per);
+					fprintf(stderr, PROG ": %u Rx queue(s) (--rxq %u on %u port(s)) at %u per lcore%s need %u lcore(s); EAL has %u (-l)\n",
+						nb_queues, opts.rxq_per_port,
+						nb_queues / opts.rxq_per_port, per,
+						opts.queues_per_lcore ? " (-q)" : "",
+						(nb_queues + per - 1) / per,
+						rte_lcore_count());
 					return -EINVAL;
 				}
 				f = &fwd[nb_fwd++];
@@ -464,6 +533,32 @@ port_init(uint16_t port, unsigned int nb_mbufs)
 	return 0;
 }
 
+/*
+ * At start, as l2fwd and testpmd print them: each port's device, MAC,
+ * link and the port it forwards to.
+ */
+static void
+print_ports_started(void)
+{
+	char name[RTE_ETH_NAME_MAX_LEN], mac[RTE_ETHER_ADDR_FMT_SIZE];
+	char link[RTE_ETH_LINK_MAX_STR_LEN];
+	struct rte_eth_link el;
+	uint16_t port;
+
+	for (port = 0; port < RTE_MAX_ETHPORTS; port++) {
+		if (!ports[port].enabled)
+			continue;
+		if (rte_eth_dev_get_name_by_port(port, name) != 0)
+			snprintf(name, sizeof(name), "?");
+		rte_ether_format_addr(mac, sizeof(mac), &ports[port].mac);
+		if (rte_eth_link_get_nowait(port, &el) != 0 ||
+		    rte_eth_link_to_str(link, sizeof(link), &el) < 0)
+			snprintf(link, sizeof(link), "link unknown");
+		printf(PROG ": port %u (%s): MAC %s, %s; forwards to port %u\n",
+		       port, name, mac, link, ports[port].dst);
+	}
+}
+
 /* A port's counters summed over the forwarding lcores. Any thread. */
 static struct l2fwd_counters
 port_totals(uint16_t port)
@@ -483,38 +578,122 @@ port_totals(uint16_t port)
 	return t;
 }
 
+/* A rate as a person reads it: "0 pps", "812 pps", "12.4 kpps", "1.523 Mpps". */
 static void
-print_stats(void)
+rate_text(char *buf, size_t len, uint64_t n, uint64_t ns)
 {
-	uint64_t now = app_now_ns();
-	double secs = (double)(now - start_ns) / 1e9;
-	uint64_t rx = 0, tx = 0, drop = 0;
+	double pps = ns != 0 ? (double)n * 1e9 / (double)ns : 0;
+
+	if (pps >= 1e6)
+		snprintf(buf, len, "%.3f Mpps", pps / 1e6);
+	else if (pps >= 1e3)
+		snprintf(buf, len, "%.1f kpps", pps / 1e3);
+	else
+		snprintf(buf, len, "%.0f pps", pps);
+}
+
+/* One port's line: link, counts and the rate since the last line. */
+static void
+print_port(uint16_t port, const struct l2fwd_counters *p, uint64_t window_ns)
+{
+	const struct l2fwd_counters *l = &last_port[port];
+	char link[RTE_ETH_LINK_MAX_STR_LEN] = "link unknown", rx[24], tx[24];
+	struct rte_eth_stats es;
+	struct rte_eth_link el;
+
+	if (rte_eth_link_get_nowait(port, &el) == 0)
+		rte_eth_link_to_str(link, sizeof(link), &el);
+	if (rte_eth_stats_get(port, &es) != 0)
+		memset(&es, 0, sizeof(es));
+	rate_text(rx, sizeof(rx), p->rx - l->rx, window_ns);
+	rate_text(tx, sizeof(tx), p->tx - l->tx, window_ns);
+	printf("port %2u: %s\n"
+	       "         rx %12" PRIu64 " (%s)  tx %12" PRIu64 " (%s)\n"
+	       "         imissed %" PRIu64 " ierrors %" PRIu64 " rx_nombuf %"
+	       PRIu64 " runts %" PRIu64 " link-down drops %" PRIu64 "\n",
+	       port, link, p->rx, rx, p->tx, tx, es.imissed, es.ierrors,
+	       es.rx_nombuf, p->runts, p->link_down_drops);
+}
+
+/*
+ * One lcore's line: the policy in force (telemetry may have changed it)
+ * and where its CPU went since the last line.
+ */
+static void
+print_lcore(struct fwd_lcore *f, uint64_t window_ns, bool stopped)
+{
+	struct sirq_lcore_params lp;
+	struct app_cpu_split now, *l = &f->last_cpu;
+
+	sirq_lcore_get_params(f->lc, &lp);
+	/* Its threads are gone, with what they used since the last sample. */
+	if (stopped) {
+		printf("lcore %2u: %s; stopped\n", f->lcore_id,
+		       sirq_policy_name(lp.engine.policy));
+		return;
+	}
+	app_cpu_sample(&f->cpu, &now);
+	printf("lcore %2u: %s; CPU since the last line: dispatcher %.0f%%, "
+	       "sirqd %.0f%%, softirq threads %.0f%%, NAPI threads %.0f%%\n",
+	       f->lcore_id, sirq_policy_name(lp.engine.policy),
+	       app_cpu_percent(now.dispatcher_ns - l->dispatcher_ns, window_ns),
+	       app_cpu_percent(now.sirqd_ns - l->sirqd_ns, window_ns),
+	       app_cpu_percent(now.softirq_ns - l->softirq_ns, window_ns),
+	       app_cpu_percent(now.napi_ns - l->napi_ns, window_ns));
+	*l = now;
+}
+
+/*
+ * The -T statistics: each port and lcore, the rates since the last
+ * statistics (testpmd's "since last show"), the totals' average since
+ * the start. From the control timer, and once at the end.
+ */
+static void
+print_stats_when(bool stopped)
+{
+	uint64_t now = app_now_ns(), window = now - last_stats_ns;
+	uint64_t rx = 0, tx = 0, drop = 0, rx_now = 0, tx_now = 0;
+	char r_now[24], t_now[24], r_avg[24];
+	unsigned int i;
 	uint16_t port;
 
-	printf("\nPort statistics after %.1f s ====================\n", secs);
+	printf("\nStatistics after %.1f s, rates over the last %.1f s ====================\n",
+	       (double)(now - start_ns) / 1e9, (double)window / 1e9);
 	for (port = 0; port < RTE_MAX_ETHPORTS; port++) {
 		struct l2fwd_counters p;
 
 		if (!ports[port].enabled)
 			continue;
 		p = port_totals(port);
-		printf("port %2u: rx %12" PRIu64 " tx %12" PRIu64
-		       " runts %8" PRIu64 " link-down drops %8" PRIu64 "\n", port,
-		       p.rx, p.tx, p.runts, p.link_down_drops);
+		print_port(port, &p, window);
 		rx += p.rx;
 		tx += p.tx;
+		rx_now += p.rx - last_port[port].rx;
+		tx_now += p.tx - last_port[port].tx;
 		drop += p.runts + p.link_down_drops;
+		last_port[port] = p;
 	}
-	printf("total:   rx %12" PRIu64 " tx %12" PRIu64 " dropped %8" PRIu64
-	       "  (%.3f Mpps)\n", rx, tx, drop, secs > 0 ? (double)rx / secs / 1e6 : 0);
+	rate_text(r_now, sizeof(r_now), rx_now, window);
+	rate_text(t_now, sizeof(t_now), tx_now, window);
+	rate_text(r_avg, sizeof(r_avg), rx, now - start_ns);
+	printf("total:   rx %12" PRIu64 " (%s, %s on average)  tx %12" PRIu64
+	       " (%s)  dropped %" PRIu64 "\n", rx, r_now, r_avg, tx, t_now,
+	       drop);
+	for (i = 0; i < nb_fwd; i++)
+		print_lcore(&fwd[i], window, stopped);
 	if (opts.receiver.enabled) {
-		unsigned int i;
-
 		for (i = 0; i < nb_fwd; i++)
 			l2fwd_receiver_print(stdout, &fwd[i].rcv, now - start_ns);
 	}
 	fflush(stdout);
 	last_stats_ns = now;
+}
+
+/* The control timer's: the lcores run. */
+static void
+print_stats(void)
+{
+	print_stats_when(false);
 }
 
 static int write_report(void);
@@ -562,6 +741,7 @@ lcore_main(void *arg)
 
 	int ret;
 
+	app_cpu_dispatcher_started(&f->cpu);
 	if (opts.receiver.enabled)
 		l2fwd_receiver_dispatcher_started(&f->rcv);
 	ret = sirq_lcore_main(f->lc);
@@ -581,6 +761,7 @@ create_lcore(struct fwd_lcore *f)
 	uint16_t port, i;
 
 	conf.worker_cpus = common.worker_cpus;
+	app_cpu_init(&f->cpu, f->lcore_id);
 	f->path.ports = ports;
 	f->path.mac_updating = opts.mac_updating;
 	if (common.load.enabled && conf.mode == SIRQ_MODE_POLL) {
@@ -692,6 +873,7 @@ write_report(void)
 	for (port = 0; port < RTE_MAX_ETHPORTS; port++) {
 		struct report_port *rp;
 		struct l2fwd_counters t;
+		struct rte_eth_stats es;
 
 		if (!ports[port].enabled)
 			continue;
@@ -702,6 +884,13 @@ write_report(void)
 		rp->tx = t.tx;
 		rp->runts = t.runts;
 		rp->link_down_drops = t.link_down_drops;
+		if (closed[port])
+			es = closed_stats[port];
+		else if (rte_eth_stats_get(port, &es) != 0)
+			memset(&es, 0, sizeof(es));
+		rp->imissed = es.imissed;
+		rp->ierrors = es.ierrors;
+		rp->rx_nombuf = es.rx_nombuf;
 	}
 	for (i = 0; i < RTE_MAX_NUMA_NODES; i++)
 		if (pools[i] != NULL)
@@ -730,6 +919,10 @@ parse_app_args(int argc, char **argv)
 	ret = app_opts_parse(PROG, argc, argv, tables, RTE_DIM(tables));
 	if (ret != 0)
 		return ret;
+	if (common.version) {
+		app_print_version(PROG);
+		exit(0);
+	}
 	if (common.help) {
 		/* The defaults, not what was parsed. */
 		app_common_defaults(&common);
@@ -748,6 +941,7 @@ main(int argc, char **argv)
 	int ret, rc = 0;
 	uint16_t port;
 
+	note_vdevs(argc, argv);
 	ret = app_start(PROG, argc, argv, parse_app_args);
 	if (ret != 0)
 		return ret;
@@ -822,12 +1016,27 @@ main(int argc, char **argv)
 		       fwd[i].lcore_id, opts.probe.timer_ns / 1000,
 		       opts.probe.tasklet_ns / 1000);
 	}
+	print_ports_started();
 	for (i = 0; i < nb_fwd; i++) {
-		printf(PROG ": lcore %u %s %u queue(s) under %s, %s mode\n",
+		unsigned int q;
+
+		printf(PROG ": lcore %u %s %u queue(s) under %s, %s mode:",
 		       fwd[i].lcore_id,
 		       opts.receiver.enabled ? "receives on" : "forwards",
 		       fwd[i].nb_rx, sirq_policy_name(common.lcore.params.policy),
 		       common.lcore.mode == SIRQ_MODE_IRQ ? "irq" : "poll");
+		for (q = 0; q < fwd[i].nb_rx; q++) {
+			uint16_t rxp = fwd[i].rx_port[q], dst = ports[rxp].dst;
+
+			if (opts.receiver.enabled)
+				printf("%s port %u rxq %u", q ? "," : "", rxp,
+				       fwd[i].rx_queue[q]);
+			else
+				printf("%s port %u rxq %u -> port %u txq %d",
+				       q ? "," : "", rxp, fwd[i].rx_queue[q], dst,
+				       fwd[i].tx_queue[dst]);
+		}
+		printf("\n");
 		if (opts.receiver.enabled)
 			printf(PROG ": lcore %u: socket of %u packets, %u reader(s), "
 			       "proto %" PRIu64 " ns, app %" PRIu64 " ns a packet\n",
@@ -882,7 +1091,7 @@ main(int argc, char **argv)
 	if (app_quit_signal != 0)
 		printf(PROG ": signal %d, stopping\n", (int)app_quit_signal);
 	if (opts.period_s != 0)
-		print_stats();
+		print_stats_when(true);
 
 out:
 	/*
@@ -894,6 +1103,10 @@ out:
 		l2fwd_probe_stop(&fwd[i].probe);	/* if armed */
 	for (port = 0; port < RTE_MAX_ETHPORTS; port++)
 		if (ports[port].enabled && rte_eth_dev_is_valid_port(port)) {
+			if (rte_eth_stats_get(port, &closed_stats[port]) != 0)
+				memset(&closed_stats[port], 0,
+				       sizeof(closed_stats[port]));
+			closed[port] = true;
 			rte_eth_dev_stop(port);
 			rte_eth_dev_close(port);
 		}

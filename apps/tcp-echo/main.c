@@ -348,6 +348,10 @@ parse_app_args(int argc, char **argv)
 	ret = app_opts_parse(PROG, argc, argv, tables, RTE_DIM(tables));
 	if (ret != 0)
 		return ret;
+	if (common.version) {
+		app_print_version(PROG);
+		exit(0);
+	}
 	if (common.help) {
 		opts_defaults();
 		app_opts_usage(PROG, "--ip ADDR[/LEN] [--port N] [options]",

@@ -545,21 +545,49 @@ expect_portmask_refused(const char *mask, const char *line)
 	l2t_result_free(&r);
 }
 
+/* What follows a refused portmask: the ports EAL found (l2fwd's "possible"). */
+#define PORTS_FOUND PROG "port 0: net_pcap0\n" PROG "port 1: net_pcap1\n" \
+	PROG "EAL found 2 port(s): -p 0x3 names them all\n"
+
 Test(l2fwd_cli, odd_portmask_is_refused)
 {
 	expect_portmask_refused("0x1", PROG "-p 0x1: 1 ports enabled, need an "
-				"even number >= 2\n");
+				"even number >= 2\n" PORTS_FOUND);
 }
 
 Test(l2fwd_cli, portmask_without_any_port_is_refused)
 {
-	expect_portmask_refused("0xc", PROG "-p 0xc: port 2 is not a port\n");
+	expect_portmask_refused("0xc", PROG "-p 0xc: port 2 is not a port\n"
+				PORTS_FOUND);
 }
 
 /* Two ports exist; a mask of three must not quietly become 0x3. */
 Test(l2fwd_cli, portmask_naming_a_missing_port_is_refused)
 {
-	expect_portmask_refused("0x7", PROG "-p 0x7: port 2 is not a port\n");
+	expect_portmask_refused("0x7", PROG "-p 0x7: port 2 is not a port\n"
+				PORTS_FOUND);
+}
+
+/*
+ * A vdev that failed to probe (net_af_packet without iface=) left the
+ * ports renumbered: "port 1 is not a port" named the wrong port and not
+ * the device. The list says which --vdev became no port.
+ */
+Test(l2fwd_cli, a_vdev_that_failed_to_probe_is_named)
+{
+	static const char *const eal[] = { "--vdev=net_af_packet7", NULL };
+	const struct app_run how = { .eal = eal };
+	const char *args[] = { "-p", "0x7", "--duration", "1", "-T", "0", NULL };
+	struct l2t_result r;
+
+	run_app_with(&how, args, &r);
+	cr_expect(r.status == 2, "exit code %d:\n%s", r.status, r.err);
+	/* After EAL's own "vdev_probe(): failed to initialize ...". */
+	cr_expect(strstr(r.err, "\n" PROG "-p 0x7: port 2 is not a port\n"
+			 PORTS_FOUND PROG "--vdev net_af_packet7 did not probe: "
+			 "no port (EAL's messages above say why)\n") != NULL,
+		  "stderr:\n%s", r.err);
+	l2t_result_free(&r);
 }
 
 /*
@@ -645,9 +673,11 @@ static const struct {
 } expected_opts[] = {
 	{ "portmask", "0x3" }, { "queues", "0" }, { "rxq", "1" },
 	{ "period", "10" }, { "mac-updating", NULL },
-	{ "no-mac-updating", NULL }, { "portmap", "" }, { "receiver", "off" },
+	{ "no-mac-updating", NULL }, { "promiscuous", NULL }, { "portmap", "" },
+	{ "receiver", "off" },
 	{ "config", "" }, { "report", "" }, { "duration", "0" },
-	{ "app-load", "off" }, { "help", NULL }, { "policy", "@" },
+	{ "app-load", "off" }, { "help", NULL }, { "version", NULL },
+	{ "policy", "@" },
 	{ "mode", "poll" }, { "max-restart", "10" }, { "max-time-us", "2000" },
 	{ "defer-window-us", "2000" }, { "overload-window-us", "100000" },
 	{ "tick-hz", "250" }, { "expedited-mask", "0x41" },
@@ -725,7 +755,7 @@ Test(l2fwd_cli, short_help_is_the_same)
 		  "-h and --help differ");
 }
 
-/* config/l2fwd-sirq.ini mentions every option of --help but two. */
+/* config/l2fwd-sirq.ini mentions every option of --help but three. */
 Test(l2fwd_cli, example_config_documents_every_option)
 {
 	struct help_opt opts[MAX_HELP_OPTS];
@@ -746,9 +776,10 @@ Test(l2fwd_cli, example_config_documents_every_option)
 	cr_assert(text != NULL && fread(text, 1, (size_t)size, f) == (size_t)size);
 	fclose(f);
 	for (i = 0; i < n; i++) {
-		/* Not keys: the file itself, and --help. */
+		/* Not keys: the file itself, --help and --version. */
 		if (strcmp(opts[i].name, "config") == 0 ||
-		    strcmp(opts[i].name, "help") == 0)
+		    strcmp(opts[i].name, "help") == 0 ||
+		    strcmp(opts[i].name, "version") == 0)
 			continue;
 		snprintf(key, sizeof(key), "\n%.63s = ", opts[i].name);
 		if (strstr(text, key) != NULL)
@@ -1326,4 +1357,170 @@ Test(l2fwd_cli, config_key_before_any_section_is_named_as_such)
 		 "rte_cfgfile can parse (a key before the first [section], or "
 		 "a line over 324 bytes)", path);
 	expect_refused(args, line);
+}
+
+/* A config file of @text; refused with @msg after "PROG PATH: ". */
+static void
+expect_config_refused(const char *text, const char *msg)
+{
+	char path[512], line[1200];
+	const char *args[] = { "--config", path, NULL };
+
+	snprintf(path, sizeof(path), "%s", l2t_path("twice.ini"));
+	l2t_write_file(path, text);
+	snprintf(line, sizeof(line), PROG "%s: %s", path, msg);
+	expect_refused(args, line);
+}
+
+/* The last of two values won, or the first: neither is what was meant. */
+Test(l2fwd_cli, config_key_given_twice_is_refused_with_both_lines)
+{
+	expect_config_refused("[sirq]\nmax-restart = 5\n; again\nmax-restart = 7\n",
+			      "'max-restart' given twice in [sirq] (lines 2 and 4)");
+}
+
+Test(l2fwd_cli, config_keys_that_contradict_are_refused_with_both_lines)
+{
+	expect_config_refused("[l2fwd]\nmac-updating = yes\n\nno-mac-updating = yes\n",
+			      "'mac-updating' (line 2) and 'no-mac-updating' (line 4) set the same thing; keep one");
+	expect_config_refused("[napi]\nnapi-threaded = yes\nnapi-threaded-mode = busy-poll\n",
+			      "'napi-threaded' (line 2) and 'napi-threaded-mode' (line 3) set the same thing; keep one");
+}
+
+/* rte_cfgfile reads only the first of two sections of one name. */
+Test(l2fwd_cli, config_section_given_twice_is_refused_with_both_lines)
+{
+	expect_config_refused("[sirq]\nmax-restart = 5\n[run]\nduration = 1\n[sirq]\ntick-hz = 100\n",
+			      "[sirq] appears twice (lines 1 and 5); give each option once");
+}
+
+/* "l2fwd-sirq X (libsirq Y, DPDK Z)", before EAL, with or without "--". */
+static void
+expect_version(const char *const *argv)
+{
+	struct l2t_argv a = { .argc = 0 };
+	struct l2t_result r;
+	const char *const *e;
+
+	l2t_arg(&a, "%s", l2t_env("L2FWD_SIRQ"));
+	for (e = argv; *e != NULL; e++)
+		l2t_arg(&a, "%s", *e);
+	l2t_run(&a, &r);
+	cr_expect(r.status == 0, "%s: exit code %d:\n%s", argv[0], r.status,
+		  r.err);
+	cr_expect(strncmp(r.out, "l2fwd-sirq ", 11) == 0 &&
+		  strstr(r.out, " (libsirq ") != NULL &&
+		  strstr(r.out, ", DPDK ") != NULL &&
+		  strchr(r.out, '\n') == r.out + strlen(r.out) - 1,
+		  "%s: stdout '%s'", argv[0], r.out);
+	cr_expect_str_empty(r.err, "stderr:\n%s", r.err);
+	l2t_result_free(&r);
+}
+
+Test(l2fwd_cli, version_names_the_program_the_library_and_dpdk)
+{
+	static const char *const after[] = { "--", "--version", NULL };
+	static const char *const alone[] = { "--version", NULL };
+
+	expect_version(after);
+	expect_version(alone);
+}
+
+/* DPDK l2fwd's command lines carry -P: taken, the run forwards. */
+Test(l2fwd_cli, l2fwd_promiscuous_flag_is_taken)
+{
+	const char *args[] = { "-P", "--duration", "1", NULL };
+	json_t *j = run_and_report(args);
+
+	cr_expect_gt(l2t_json_u64(l2t_report_port(j, 1), "tx"), 0,
+		     "-P: nothing forwarded");
+	json_decref(j);
+}
+
+/*
+ * Too few lcores for -q: the message gives the counts it was made of
+ * (it said "not enough lcores for 1 queue(s) per lcore").
+ */
+Test(l2fwd_cli, too_few_lcores_for_the_queues_names_the_counts)
+{
+	const struct app_run how = { .rxq_per_port = 2 };
+	const char *args[] = { "-q", "1", "--rxq", "2", "--duration", "1",
+			       "-T", "0", NULL };
+	struct l2t_result r;
+
+	run_app_with(&how, args, &r);
+	cr_expect(r.status == 2, "exit code %d:\n%s", r.status, r.err);
+	cr_expect_str_eq(l2t_app_lines(r.err),
+			 PROG "4 Rx queue(s) (--rxq 2 on 2 port(s)) at 1 per "
+			 "lcore (-q) need 4 lcore(s); EAL has 1 (-l)\n",
+			 "stderr:\n%s", r.err);
+	l2t_result_free(&r);
+}
+
+/*
+ * The total line's rate of a statistics line, "rx N (RATE, ...": the
+ * line after @after, or NULL.
+ */
+static const char *
+total_rate(const char *out, const char **after, uint64_t *rx)
+{
+	const char *t = strstr(*after, "\ntotal:   rx ");
+	unsigned long long n;
+	const char *open;
+
+	if (t == NULL)
+		return NULL;
+	*after = t + 1;
+	cr_assert(sscanf(t, "\ntotal:   rx %llu", &n) == 1, "%s", out);
+	*rx = n;
+	open = strchr(t, '(');
+	cr_assert(open != NULL, "%s", out);
+	return open + 1;
+}
+
+/*
+ * The statistics line's rate is the rate since the last line: once the
+ * pcap files are played (at once), the next line says 0 pps, where the
+ * average since the start went on printing a falling, non-zero rate.
+ */
+Test(l2fwd_cli, statistics_rate_falls_to_zero_the_line_after_traffic_stops)
+{
+	const char *args[] = { "-T", "1", "--duration", "4", NULL };
+	const char *at, *rate;
+	struct l2t_result r;
+	uint64_t rx = 0, first = 0;
+	unsigned int lines = 0, zero = 0;
+
+	run_app(args, &r);
+	cr_assert(r.status == 0, "exit code %d:\n%s", r.status, r.err);
+	at = r.out;
+	while ((rate = total_rate(r.out, &at, &rx)) != NULL) {
+		if (lines++ == 0) {
+			first = rx;
+			continue;
+		}
+		/* Nothing more came in: every later line says 0. */
+		cr_expect_eq(rx, first, "more packets after the first line:\n%s",
+			     r.out);
+		cr_expect(strncmp(rate, "0 pps, ", 7) == 0,
+			  "line %u: rate '%.20s' after traffic stopped:\n%s",
+			  lines, rate, r.out);
+		zero += strncmp(rate, "0 pps, ", 7) == 0;
+	}
+	cr_expect_eq(first, 2 * NB_INPUT_FRAMES, "first line: %" PRIu64
+		     " packets:\n%s", first, r.out);
+	cr_expect_geq(lines, 3, "%u statistics lines in 4 s:\n%s", lines, r.out);
+	cr_expect_geq(zero, 2);
+	/* Each port's link and the PMD's counters; each lcore's policy. */
+	cr_expect(strstr(r.out, "imissed 0 ierrors 0 rx_nombuf 0") != NULL,
+		  "%s", r.out);
+	cr_expect(strstr(r.out, "lcore  0: ") != NULL, "%s", r.out);
+	cr_expect(strstr(r.out, "CPU since the last line: dispatcher ") != NULL,
+		  "%s", r.out);
+	/* At start: each port's MAC, link and pair, as l2fwd prints them. */
+	cr_expect(strstr(r.out, PROG "port 0 (net_pcap0): MAC ") != NULL &&
+		  strstr(r.out, "; forwards to port 1\n") != NULL, "%s", r.out);
+	cr_expect(strstr(r.out, "port 0 rxq 0 -> port 1 txq 0, port 1 rxq 0 -> port 0 txq 0\n") != NULL,
+		  "%s", r.out);
+	l2t_result_free(&r);
 }
