@@ -792,3 +792,12 @@ Test(api, registration_from_another_cpus_thread_while_it_runs_is_refused)
 	cr_assert(eq(uint, runs, 1));
 	harness_fini(&h);
 }
+
+/* The release the library was built from, the one meson.build names. */
+Test(api, version_is_the_projects)
+{
+	const char *want = getenv("SIRQ_PROJECT_VERSION");
+
+	cr_assert(want != NULL, "SIRQ_PROJECT_VERSION unset: run from meson test");
+	cr_assert_str_eq(sirq_version(), want);
+}
