@@ -106,6 +106,34 @@ for prog in "${programs[@]}"; do
 	grep -q -- "${option[$prog]}" <<<"$page" || fail "$prog.1 lacks --${option[$prog]}"
 done
 
+# The DPDK apps' pages: the sections an operator and a supervisor look
+# for, and each option's tag line (the line after .TP) holding the option
+# and its argument alone, for every option --help prints. help2man runs a
+# description into its tag when it cannot tell them apart (.HP): debian/
+# rules puts each description on the line below its option.
+for prog in l2fwd-sirq tcp-echo; do
+	page=$(zcat "$root/usr/share/man/man1/$prog.1.gz")
+	for sect in '"EXIT STATUS"' SIGNALS FILES TELEMETRY STATISTICS; do
+		grep -qxF ".SH $sect" <<<"$page" || fail "$prog.1 has no .SH $sect section"
+	done
+	hp=$(grep -A1 '^\.HP' <<<"$page" | grep -v '^\.HP' || true)
+	[ -z "$hp" ] || fail "$prog.1: an option run into its description (.HP): $hp"
+	tags=$(awk '/^\.TP$/ { getline; print }' <<<"$page" |
+		sed 's/\\f[BIRP]//g; s/\\-/-/g' | grep '^-' || true)
+	bad=$(grep -Ev '^(-[A-Za-z], )?--[a-z0-9-]+( [A-Z][^ ]*)?$' <<<"$tags" || true)
+	[ -z "$bad" ] || fail "$prog.1: tag lines with more than the option: $bad"
+	n=0
+	for opt in $(LD_LIBRARY_PATH=$root$libdir "$root/usr/bin/$prog" -- --help |
+			sed -nE 's/^  (-[A-Za-z], |    )--([a-z0-9-]+).*/\2/p'); do
+		grep -qE -- "^(-[A-Za-z], )?--$opt( |\$)" <<<"$tags" ||
+			fail "$prog.1: --$opt of --help has no tag line of its own"
+		n=$((n + 1))
+	done
+	[ "$n" -gt 0 ] || fail "$prog -- --help printed no option"
+done
+echo "deb: l2fwd-sirq.1, tcp-echo.1: EXIT STATUS, SIGNALS, FILES, TELEMETRY, STATISTICS;" \
+	"every option of --help on a tag line of its own"
+
 # The unpacked root is /usr as packaged; its libsirq.pc says so. A copy
 # with the root as its prefix is what pkg-config reads (as tests/install
 # does): PKG_CONFIG_SYSROOT_DIR would move libdpdk's and numa's flags,
