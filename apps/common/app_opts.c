@@ -1102,7 +1102,17 @@ app_opts_usage(const char *prog, const char *synopsis,
 					 " (range: 0x%" PRIx64 "..0x%" PRIx64 ")" :
 					 " (range: %" PRIu64 "..%" PRIu64 ")", lo, hi);
 			}
-			printf("  %-32s %s%s%s%s%s\n", opt, o->help,
+			/*
+			 * help2man parts an option from its text at two spaces
+			 * not followed by '-': an option that fills the column,
+			 * or a text that starts with "--", gets a line of its
+			 * own and its text the line below, indented.
+			 */
+			if (strlen(opt) >= 32 || o->help[0] == '-')
+				printf("  %s\n%35s", opt, "");
+			else
+				printf("  %-32s ", opt);
+			printf("%s%s%s%s%s\n", o->help,
 			       def[0] != '\0' ? " (default: " : "", def,
 			       def[0] != '\0' ? ")" : "", range);
 		}

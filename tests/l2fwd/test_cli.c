@@ -634,6 +634,16 @@ parse_help(const char *text, struct help_opt *opts, unsigned int max)
 
 		snprintf(buf, sizeof(buf), "%.*s", (int)len, line);
 		line += len + (end != NULL);
+		/* A long option's text is on the line below, indented. */
+		if (strncmp(line, "                                   ", 35) == 0) {
+			const char *next = strchr(line, '\n');
+			size_t nlen = next ? (size_t)(next - line) : strlen(line);
+			size_t at = strlen(buf);
+
+			snprintf(buf + at, sizeof(buf) - at, " %.*s",
+				 (int)(nlen - 35), line + 35);
+			line += nlen + (next != NULL);
+		}
 		/* "  -p, --portmask MASK ..." or "      --rxq N ..." */
 		if (strncmp(buf, "  -", 3) != 0 && strncmp(buf, "      --", 8) != 0)
 			continue;
