@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
@@ -214,4 +215,37 @@ Test(l2fwd_operator, report_says_the_policy_in_force_after_params_set)
 	cr_expect(json_is_integer(json_object_get(l2t_report_port(j, 0), "rx_nombuf")));
 	json_decref(j);
 	stop(&p);
+}
+
+/*
+ * The report's directory checked at start can still go during the run:
+ * the report is not written, and the exit code says so (1), where it
+ * said 0 after a full run. The message names the option and the cause.
+ */
+Test(l2fwd_operator, a_report_that_cannot_be_written_at_exit_exits_1)
+{
+	char dir[512], report[600], want[800];
+	struct l2t_argv a = { .argc = 0 };
+	struct l2t_proc p = { .name = "l2fwd-sirq" };
+	int status;
+
+	snprintf(dir, sizeof(dir), "%s", l2t_path("gone"));
+	cr_assert(mkdir(dir, 0755) == 0 || errno == EEXIST);
+	snprintf(report, sizeof(report), "%s/r.json", dir);
+	l2t_arg(&a, "%s", l2t_env("L2T_STDBUF"));
+	l2t_arg(&a, "-oL");
+	l2t_null_flood_args(&a, "-l", "0", report);
+	l2t_arg(&a, "--duration");
+	l2t_arg(&a, "2");
+	l2t_proc_start(&p, "l2fwd-sirq", &a);
+	l2t_proc_expect(&p, "lcore 0 forwards", START_DEADLINE_S);
+	cr_assert(rmdir(dir) == 0, "rmdir %s: %s", dir, strerror(errno));
+	status = l2t_proc_wait(&p, EXIT_DEADLINE_S);
+	cr_expect(status == 1, "exit code %d with its report lost:\n%s", status,
+		  l2t_app_lines(p.buf));
+	snprintf(want, sizeof(want), "--report %s: No such file or directory",
+		 report);
+	cr_expect(strstr(p.buf, want) != NULL, "no '%s' in:\n%s", want,
+		  l2t_app_lines(p.buf));
+	l2t_proc_reap(&p);
 }
