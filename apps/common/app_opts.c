@@ -654,73 +654,48 @@ find_opt(const struct app_opt_table *tables, size_t nb, const char *section,
 }
 
 /*
- * The line of the @nth (from 0) "key =" of [@section] in @path, for
- * messages that name both places; 0 if not found. rte_cfgfile keeps no
- * line numbers.
+ * The line of the @nth (from 0) "key =" of [@section] in @path, or with
+ * @key NULL of the @nth "[section]" header, for messages that name both
+ * places; 0 if not found. rte_cfgfile keeps no line numbers.
  */
 static unsigned int
-key_line(const char *path, const char *section, const char *key,
-	 unsigned int nth)
+config_line(const char *path, const char *section, const char *key,
+	    unsigned int nth)
 {
 	char line[512], cur[CFG_NAME_LEN] = "";
 	unsigned int no = 0, found = 0;
-	size_t klen = strlen(key);
 	FILE *f = fopen(path, "r");
 
 	if (f == NULL)
 		return 0;
 	while (fgets(line, sizeof(line), f) != NULL) {
 		char *p = line, *end;
+		bool hit;
 
 		no++;
 		while (isspace((unsigned char)*p))
 			p++;
 		if (*p == '[') {
 			end = strchr(p, ']');
-			if (end != NULL)
-				snprintf(cur, sizeof(cur), "%.*s",
-					 (int)(end - p - 1), p + 1);
-			continue;
+			if (end == NULL)
+				continue;
+			snprintf(cur, sizeof(cur), "%.*s", (int)(end - p - 1),
+				 p + 1);
+			hit = key == NULL && strcmp(cur, section) == 0;
+		} else {
+			if (key == NULL || strcmp(cur, section) != 0 ||
+			    strncmp(p, key, strlen(key)) != 0)
+				continue;
+			p += strlen(key);
+			while (*p == ' ' || *p == '\t')
+				p++;
+			hit = *p == '=';
 		}
-		if (strcmp(cur, section) != 0 || strncmp(p, key, klen) != 0)
-			continue;
-		p += klen;
-		while (*p == ' ' || *p == '\t')
-			p++;
-		if (*p == '=' && found++ == nth) {
-			fclose(f);
-			return no;
-		}
+		if (hit && found++ == nth)
+			break;
 	}
 	fclose(f);
-	return 0;
-}
-
-/* The line of the @nth "[section]" header, as key_line(). */
-static unsigned int
-section_line(const char *path, const char *section, unsigned int nth)
-{
-	char line[512];
-	unsigned int no = 0, found = 0;
-	size_t slen = strlen(section);
-	FILE *f = fopen(path, "r");
-
-	if (f == NULL)
-		return 0;
-	while (fgets(line, sizeof(line), f) != NULL) {
-		char *p = line;
-
-		no++;
-		while (isspace((unsigned char)*p))
-			p++;
-		if (*p == '[' && strncmp(p + 1, section, slen) == 0 &&
-		    p[1 + slen] == ']' && found++ == nth) {
-			fclose(f);
-			return no;
-		}
-	}
-	fclose(f);
-	return 0;
+	return found > nth ? no : 0;
 }
 
 /*
@@ -749,8 +724,8 @@ check_config_twice(const char *prog, const char *path, struct rte_cfgfile *cfg,
 			if (strcmp(sections[s], sections[t]) == 0) {
 				fprintf(stderr, "%s: %s: [%s] appears twice (lines %u and %u); give each option once\n",
 					prog, path, sections[s],
-					section_line(path, sections[s], 0),
-					section_line(path, sections[s], 1));
+					config_line(path, sections[s], NULL, 0),
+					config_line(path, sections[s], NULL, 1));
 				return APP_EXIT_USAGE;
 			}
 	for (s = 0; s < nb_sec; s++) {
@@ -763,8 +738,8 @@ check_config_twice(const char *prog, const char *path, struct rte_cfgfile *cfg,
 				if (strcmp(e[i].name, e[j].name) == 0) {
 					fprintf(stderr, "%s: %s: '%s' given twice in [%s] (lines %u and %u)\n",
 						prog, path, e[i].name, sections[s],
-						key_line(path, sections[s], e[i].name, 0),
-						key_line(path, sections[s], e[i].name, 1));
+						config_line(path, sections[s], e[i].name, 0),
+						config_line(path, sections[s], e[i].name, 1));
 					return APP_EXIT_USAGE;
 				}
 			o = find_opt(tables, nb, sections[s], e[i].name, &conf);
@@ -777,10 +752,10 @@ check_config_twice(const char *prog, const char *path, struct rte_cfgfile *cfg,
 				    seen[j].o->offset == o->offset) {
 					fprintf(stderr, "%s: %s: '%s' (line %u) and '%s' (line %u) set the same thing; keep one\n",
 						prog, path, seen[j].name,
-						key_line(path, sections[seen[j].sec],
+						config_line(path, sections[seen[j].sec],
 							 seen[j].name, 0),
 						o->name,
-						key_line(path, sections[s], o->name, 0));
+						config_line(path, sections[s], o->name, 0));
 					return APP_EXIT_USAGE;
 				}
 			if (nb_seen < MAX_OPTS) {

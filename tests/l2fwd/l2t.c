@@ -385,6 +385,15 @@ l2t_json_u64(json_t *obj, const char *key)
 	return (uint64_t)json_integer_value(v);
 }
 
+const char *
+l2t_json_str(json_t *obj, const char *key)
+{
+	const char *s = json_string_value(json_object_get(obj, key));
+
+	cr_assert(s != NULL, "\"%s\" missing or not a string", key);
+	return s;
+}
+
 json_t *
 l2t_report_port(json_t *report, unsigned int port)
 {

@@ -115,6 +115,8 @@ json_t *l2t_report_load(const char *path);
 /* ports[] entry of @port, and one of its counters. */
 json_t *l2t_report_port(json_t *report, unsigned int port);
 uint64_t l2t_json_u64(json_t *obj, const char *key);
+/* The string @key of @obj; fails the test without one. */
+const char *l2t_json_str(json_t *obj, const char *key);
 /* The sum of @key over lcores[]. */
 uint64_t l2t_report_lcores_sum(json_t *report, const char *key);
 

@@ -838,15 +838,6 @@ lcore_config(json_t *report)
 	return c;
 }
 
-static const char *
-report_str(json_t *obj, const char *key)
-{
-	const char *s = json_string_value(json_object_get(obj, key));
-
-	cr_assert(s != NULL, "\"%s\" missing from the report", key);
-	return s;
-}
-
 /*
  * The file's values apply (its duration ends the run: without it the run
  * would never end), and the command line wins over the file, key by key.
@@ -866,16 +857,16 @@ Test(l2fwd_cli, config_applies_and_the_command_line_overrides_it)
 		       "max-restart = 7\n");
 
 	j = run_and_report(file_only);
-	cr_expect_str_eq(report_str(j, "policy"), "mainline");
+	cr_expect_str_eq(l2t_json_str(j, "policy"), "mainline");
 	cr_expect(l2t_json_u64(lcore_config(j), "napi_weight") == 32);
 	cr_expect(l2t_json_u64(lcore_config(j), "max_restart") == 7);
 	json_decref(j);
 
 	/* --policy before --config: still the command line that wins. */
 	j = run_and_report(overridden);
-	cr_expect_str_eq(report_str(j, "policy"), "deferred",
+	cr_expect_str_eq(l2t_json_str(j, "policy"), "deferred",
 			 "the command line did not override the file");
-	cr_expect_str_eq(report_str(lcore_config(j), "policy"), "deferred");
+	cr_expect_str_eq(l2t_json_str(lcore_config(j), "policy"), "deferred");
 	cr_expect(l2t_json_u64(lcore_config(j), "napi_weight") == 32,
 		  "the file's other keys were lost");
 	cr_expect(l2t_json_u64(lcore_config(j), "max_restart") == 7);
@@ -1001,8 +992,8 @@ Test(l2fwd_cli, example_config_loads_with_the_defaults)
 		 l2t_env("L2T_CONFIG_DIR"));
 	j = run_and_report(args);
 	c = lcore_config(j);
-	cr_expect_str_eq(report_str(j, "policy"), l2t_env("L2T_DEFAULT_POLICY"));
-	cr_expect_str_eq(report_str(j, "mode"), "poll");
+	cr_expect_str_eq(l2t_json_str(j, "policy"), l2t_env("L2T_DEFAULT_POLICY"));
+	cr_expect_str_eq(l2t_json_str(j, "mode"), "poll");
 	cr_expect(l2t_json_u64(c, "max_restart") == 10);
 	cr_expect(l2t_json_u64(c, "max_time_ns") == 2000000);
 	cr_expect(l2t_json_u64(c, "defer_window_ns") == 2000000);
@@ -1050,8 +1041,8 @@ ParameterizedTest(struct scenario *s, l2fwd_cli, scenario_config_loads)
 
 	snprintf(path, sizeof(path), "%s/%s", l2t_env("L2T_CONFIG_DIR"), s->file);
 	j = run_and_report(args);
-	cr_expect_str_eq(report_str(j, "mode"), "irq", "%s", s->file);
-	cr_expect_str_eq(report_str(j, "policy"), "kicinski", "%s", s->file);
+	cr_expect_str_eq(l2t_json_str(j, "mode"), "irq", "%s", s->file);
+	cr_expect_str_eq(l2t_json_str(j, "policy"), "kicinski", "%s", s->file);
 	load = json_array_get(json_object_get(j, "app_load"), 0);
 	cr_assert(json_is_object(load), "%s: no app_load in the report", s->file);
 	cr_expect(l2t_json_u64(load, "hold_us") == s->hold_us, "%s", s->file);

@@ -83,15 +83,6 @@ tel_call(int fd, const char *cmd)
 	return v;
 }
 
-static const char *
-json_str(json_t *o, const char *key)
-{
-	const char *s = json_string_value(json_object_get(o, key));
-
-	cr_assert(s != NULL, "no string '%s'", key);
-	return s;
-}
-
 /* l2fwd-sirq on two null ports, lcore 0, its report at @report. */
 static void
 start_flood(struct l2t_proc *p, const char *report)
@@ -138,14 +129,14 @@ Test(l2fwd_operator, napi_set_threaded_is_applied_under_a_flood)
 	start_flood(&p, report);
 	fd = tel_connect();
 	ctx = tel_call(fd, "/sirq/napi,0,0");
-	cr_expect_str_eq(json_str(ctx, "mode"), "softirq");
+	cr_expect_str_eq(l2t_json_str(ctx, "mode"), "softirq");
 	json_decref(ctx);
 
 	r = tel_call(fd, "/sirq/napi_set,0,0,threaded=enabled");
 	cr_assert(json_object_get(r, "error") == NULL && !json_is_null(r),
 		  "napi_set refused under a flood: %s",
 		  json_dumps(r, JSON_COMPACT));
-	cr_expect_str_eq(json_str(r, "mode"), "threaded");
+	cr_expect_str_eq(l2t_json_str(r, "mode"), "threaded");
 	cr_expect_gt(json_integer_value(json_object_get(r, "pid")), 0);
 	json_decref(r);
 	/* Its thread polls the flood: the library counts its polls. */
@@ -163,7 +154,7 @@ Test(l2fwd_operator, napi_set_threaded_is_applied_under_a_flood)
 	r = tel_call(fd, "/sirq/napi_set,0,0,threaded=disabled");
 	cr_assert(json_object_get(r, "error") == NULL, "back refused: %s",
 		  json_dumps(r, JSON_COMPACT));
-	cr_expect_str_eq(json_str(r, "mode"), "softirq");
+	cr_expect_str_eq(l2t_json_str(r, "mode"), "softirq");
 	json_decref(r);
 	/* NET_RX has it: the thread's count stops where it was. */
 	ctx = tel_call(fd, "/sirq/napi,0,0");
@@ -206,9 +197,9 @@ Test(l2fwd_operator, report_says_the_policy_in_force_after_params_set)
 	close(fd);
 
 	j = l2t_report_request(&p, report, START_DEADLINE_S);
-	cr_expect_str_eq(json_str(j, "policy"), other);
-	cr_expect_str_eq(json_str(j, "configured_policy"), configured);
-	cr_expect_str_eq(json_str(json_array_get(json_object_get(j, "lcores"), 0),
+	cr_expect_str_eq(l2t_json_str(j, "policy"), other);
+	cr_expect_str_eq(l2t_json_str(j, "configured_policy"), configured);
+	cr_expect_str_eq(l2t_json_str(json_array_get(json_object_get(j, "lcores"), 0),
 				  "policy"), other);
 	/* The PMD's drop counters beside the forwarder's, per port. */
 	cr_expect(json_is_integer(json_object_get(l2t_report_port(j, 0), "imissed")));
