@@ -726,9 +726,10 @@ int sirq_napi_get(const struct sirq_lcore *lc, unsigned int napi_id,
  * Threaded busy-poll (threaded = SIRQ_NAPI_THREADED_BUSY_POLL, Linux
  * 6.19): the context is scheduled for its thread at once (or when the
  * lcore starts), and the thread polls it without end, bottom halves off
- * per poll and sched_yield() between polls, never completing it: the
- * queue's Rx interrupt stays off and the thread does not sleep while
- * the mode is on. Set back to enabled, the thread's next poll completes
+ * per poll, never completing it: the queue's Rx interrupt stays off and
+ * the thread does not sleep while the mode is on. It gives up the CPU
+ * only when the OS scheduler preempts it, as the kernel's thread does at
+ * cond_resched(): a fair-class thread shares its CPU by its slice. Set back to enabled, the thread's next poll completes
  * it as usual; set to disabled, NET_RX takes it over at once.
  *
  * A change between NET_RX and a thread is never refused for the

@@ -44,6 +44,8 @@
 /* Generous: nothing here needs more than milliseconds when it works. */
 #define RECEIVE_TIMEOUT_MS 10000
 #define STATE_TIMEOUT_MS 10000
+/* Busy polls beside a CPU hog within STATE_TIMEOUT_MS: 5,000 a second. */
+#define BUSY_BESIDE_HOG 50000
 #define MAX_TIDS 8
 
 /* The kernel's usual pair: 4 empty re-polls, 50 us apart. */
@@ -1069,6 +1071,64 @@ Test(lcore_napi, threaded_busy_poll_polls_without_end_and_never_unmasks,
 
 	join_and_free(lc);
 	cr_expect_eq(seen.received, 3 * PACKETS);
+}
+
+/* A CPU hog's one round: the application thread loops on it. */
+static int
+spin_round(struct app_thread *t)
+{
+	volatile unsigned int i;
+
+	for (i = 0; i < 10000; i++)
+		;
+	RTE_SET_USED(t);
+	return 0;
+}
+
+/*
+ * Threaded busy-poll shares its CPU as a fair-class thread does: beside
+ * a thread that never sleeps, pinned to the same CPU, it still polls
+ * tens of thousands of times a second. Its loop called sched_yield()
+ * after every poll before; under EEVDF a yield gives up the rest of the
+ * slice, and beside one busy task the thread polled 1,364 times a
+ * second (against 186,000 alone), so that the case above failed now and
+ * then beside a busy-polling process.
+ */
+Test(lcore_napi, threaded_busy_poll_keeps_polling_beside_a_busy_thread,
+     .timeout = 60)
+{
+	struct app_thread hog = { .fn = spin_round, .loop = true };
+	struct rx_seen seen = { 0 };
+	struct sirq_lcore_conf conf;
+	struct sirq_lcore *lc;
+	struct rte_ring *rx;
+	uint64_t busy, start, ns;
+	bool ok;
+
+	eal_start(NULL);
+	sirq_lcore_conf_default(&conf);
+	conf.napi.threaded = SIRQ_NAPI_THREADED_BUSY_POLL;
+	lc = napi_lcore(&conf, ring_port(&rx), &seen);
+	dispatcher_launch(lc);
+	wait_lcore_running(lc);
+	cr_assert_gt(wait_napi_thread(lc), 0, "no thread in busy-poll mode");
+
+	hog.cpus = rte_lcore_cpuset(TEST_LCORE);
+	app_thread_start(&hog);
+	while (__atomic_load_n(&hog.calls, __ATOMIC_ACQUIRE) == 0)
+		usleep(1000);
+	busy = thread_busy_polls(lc);
+	start = now_ns();
+	ok = wait_above(lc, thread_busy_polls, busy + BUSY_BESIDE_HOG);
+	ns = now_ns() - start;
+	busy = thread_busy_polls(lc) - busy;
+	app_thread_join(&hog);
+	cr_assert(ok, "%" PRIu64 " busy polls in %d ms beside a busy thread "
+		  "on the lcore's CPU (%" PRIu64 " rounds of it)", busy,
+		  STATE_TIMEOUT_MS, hog.calls);
+	cr_log_info("%d busy polls in %.1f ms beside a busy thread",
+		    BUSY_BESIDE_HOG, ns / 1e6);
+	join_and_free(lc);
 }
 
 /* Out-of-range modes are refused, by napi-set and at create. */
