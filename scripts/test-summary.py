@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-# Counts of one meson test run, as scripts/test.sh and scripts/test-trixie.sh
+# Counts of one meson test run, as scripts/test.sh and scripts/test-debian.sh
 # report them: test cases from Criterion's synthesis lines, one per other
 # test (SKIP counts as passed, as meson counts it). Prints "PASSED FAILED";
 # appends each failed test (with its assertion or error lines) to FAILURES,
@@ -42,10 +42,22 @@ with open(sys.argv[1]) as f:
 			bad += 1
 			out = [l for l in ((r.get("stdout") or "") + (r.get("stderr") or "")).splitlines() if l.strip()]
 			# The lines that say what went wrong, else the last ones.
-			said = [l for l in out if re.search(r"SUMMARY|ERROR|WARNING|FAIL|[Ff]ailed|error:|not ok", l)]
-			tail = (said or out)[-6:]
+			# A line indented deeper than the one before it (after a
+			# "prog: " prefix) says why that one failed: it goes too.
+			said = []
+			depth = lambda l: len(l) - len(re.sub(r"^[\w.-]+: ", "", l, 1).lstrip())
+			head = None	# the depth of the last line said, while its reasons follow
+			for l in out:
+				if re.search(r"SUMMARY|ERROR|WARNING|FAIL|[Ff]ailed|error:|not ok", l):
+					said.append(l)
+					head = depth(l)
+				elif head is not None and depth(l) > head:
+					said.append(l)
+				else:
+					head = None
+			tail = (said or out)[-8:]
 			names.append(r["name"] + " (" + r["result"] + ")" +
-				     "".join("\n      " + t[:200] for t in tail))
+				     "".join("\n      " + t[:300] for t in tail))
 print(ok, bad)
 with open(sys.argv[2], "a") as f:
 	for n in names:
