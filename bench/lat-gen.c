@@ -90,7 +90,7 @@ struct stamp {
 	uint64_t run;			/* this process's start TSC: a frame of ours */
 	uint64_t seq;
 	uint64_t tsc;
-} __rte_packed;
+} __attribute__((__packed__));	/* DPDK 25.11 dropped __rte_packed at the end */
 
 struct opts {
 	uint64_t rate;

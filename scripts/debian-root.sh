@@ -1,29 +1,36 @@
 #!/usr/bin/env bash
-# Make, or reuse, a cached Debian 13 (trixie) root with everything that
-# libsirq's build, its tests (no guest), its Debian packages and lintian
-# need, from Debian's archive: `mmdebstrap --variant=apt`. The cache
-# directory is keyed by what makes the root (package list, suites,
-# mirrors), so changing the list below makes a new root and the old one
-# can be removed. Used by scripts/test-trixie.sh; as root.
+# Make, or reuse, a cached Debian root from Debian's archive with what
+# libsirq's build and tests need there: `mmdebstrap --variant=apt`.
+#
+#   trixie  Debian 13, DPDK 24.11, gcc 14: the build, every suite that
+#           boots no guest, the Debian packages and lintian
+#   forky   Debian testing, DPDK 25.11, gcc 16: the build and the unit,
+#           lcore and sim suites
+#
+# The cache directory is keyed by what makes the root (package list,
+# suite, mirrors, apt options), so changing the list below makes a new
+# root and the old one can be removed. Used by scripts/debian-run.sh and
+# scripts/test-debian.sh; as root.
 #
 # Prints what it does on stderr and the root's path alone on stdout.
 # Exit 77 when Debian's archive cannot be reached (and no root is cached),
-# 1 on any other failure.
+# 2 on a suite it does not know, 1 on any other failure.
 #
-#   ./scripts/trixie-root.sh            # e.g. /var/cache/libsirq/trixie-3f2a9c01d4e5
-#   TRIXIE_CACHE=DIR                    # where roots are kept (/var/cache/libsirq)
-#   TRIXIE_MIRROR=URL                   # default: the host's Debian mirror, from
+#   ./scripts/debian-root.sh trixie     # e.g. /var/cache/libsirq/trixie-3f2a9c01d4e5
+#   SIRQ_ROOT_CACHE=DIR                 # where roots are kept (/var/cache/libsirq)
+#   SIRQ_ROOT_MIRROR=URL                # default: the host's Debian mirror, from
 #                                       # its apt sources (else deb.debian.org)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-say() { echo "trixie-root: $*" >&2; }
+SUITE=${1:-}
+say() { echo "debian-root: ${SUITE:-?}: $*" >&2; }
 fail() { say "$*"; exit 1; }
 
 # What scripts/install-deps.sh installs on Debian 12, less the guest lab
 # (QEMU, the guest kernel, busybox) and the clang jobs (TSan, fuzz), which
 # scripts/test.sh runs on the host only.
-PKGS=(
+BUILD_PKGS=(
 	gcc
 	meson
 	ninja-build
@@ -45,20 +52,38 @@ PKGS=(
 	# mount for hugetlbfs (scripts/hugepages.sh), ps
 	mount
 	procps
-	babeltrace2
-	# reads the sirq.* CTF trace in tests/l2fwd/test_trace.c: trixie's
-	# babeltrace2 2.1.1 aborts on DPDK's CTF (22.11's and 24.11's alike,
-	# a failed library precondition), babeltrace 1.5 reads it
-	babeltrace
-	valgrind
-	# the Debian packages (scripts/deb.sh, tests/deb)
-	build-essential
-	dpkg-dev
-	debhelper
-	help2man
-	lintian
 )
-SUITE=trixie
+APTOPTS=()
+case $SUITE in
+trixie)
+	PKGS=("${BUILD_PKGS[@]}"
+		babeltrace2
+		# reads the sirq.* CTF trace in tests/l2fwd/test_trace.c: trixie's
+		# babeltrace2 2.1.1 aborts on DPDK's CTF (22.11's and 24.11's alike,
+		# a failed library precondition), babeltrace 1.5 reads it
+		babeltrace
+		valgrind
+		# the Debian packages (scripts/deb.sh, tests/deb)
+		build-essential
+		dpkg-dev
+		debhelper
+		help2man
+		lintian
+	)
+	;;
+forky)
+	PKGS=("${BUILD_PKGS[@]}")
+	# Debian's archive signs a testing suite's Release files for a week
+	# (Valid-Until); a mirror or snapshot that is not refreshed serves
+	# them expired, and apt then refuses the suite. The signature is
+	# still checked: only the date is not.
+	APTOPTS=('Acquire::Check-Valid-Until "false"')
+	;;
+*)
+	echo "usage: $0 trixie|forky" >&2
+	exit 2
+	;;
+esac
 
 # The host's Debian mirror (and security mirror): the URI its apt sources
 # give for its own release, deb822 (.sources) or one-line (.list).
@@ -78,9 +103,9 @@ host_uri() {	# suite-suffix ('' or -security)
 		/^Suites:/ { for (i = 2; i <= NF; i++) if ($i == want && uri != "") { print uri; exit } }
 		/^$/ { uri = "" }'
 }
-MIRROR=${TRIXIE_MIRROR:-$(host_uri '')}
+MIRROR=${SIRQ_ROOT_MIRROR:-$(host_uri '')}
 MIRROR=${MIRROR:-http://deb.debian.org/debian}
-SECURITY=${TRIXIE_SECURITY_MIRROR:-$(host_uri -security)}
+SECURITY=${SIRQ_ROOT_SECURITY_MIRROR:-$(host_uri -security)}
 SECURITY=${SECURITY:-${MIRROR%/debian}/debian-security}
 SOURCES=(
 	"deb $MIRROR $SUITE main"
@@ -88,8 +113,8 @@ SOURCES=(
 	"deb $SECURITY $SUITE-security main"
 )
 
-CACHE=${TRIXIE_CACHE:-/var/cache/libsirq}
-key=$(printf '%s\n' "$SUITE" "${SOURCES[@]}" "${PKGS[@]}" | sha256sum | cut -c1-12)
+CACHE=${SIRQ_ROOT_CACHE:-/var/cache/libsirq}
+key=$(printf '%s\n' "$SUITE" "${SOURCES[@]}" "${PKGS[@]}" "${APTOPTS[@]}" | sha256sum | cut -c1-12)
 root=$CACHE/$SUITE-$key
 
 [ "$(id -u)" -eq 0 ] || fail "needs root (mmdebstrap, chroot)"
@@ -111,10 +136,10 @@ import sys, urllib.request
 try:
 	urllib.request.urlopen(sys.argv[1], timeout=20).read(64)
 except Exception as e:
-	print("trixie-root: %s: %s" % (sys.argv[1], e))
+	print("debian-root: %s: %s" % (sys.argv[1], e))
 	sys.exit(1)
 PY
-	say "SKIP: Debian's archive cannot be reached ($MIRROR); no Debian 13 root"
+	say "SKIP: Debian's archive cannot be reached ($MIRROR); no $SUITE root"
 	exit 77
 fi
 
@@ -126,7 +151,7 @@ rm -rf "$CACHE/$SUITE-$key".tmp.*
 start=$(date +%s)
 say "making $root: mmdebstrap --variant=apt $SUITE with ${#PKGS[@]} packages from $MIRROR (a few minutes)"
 mmdebstrap --variant=apt --include="$(IFS=,; echo "${PKGS[*]}")" \
-	--aptopt='APT::Install-Recommends "false"' \
+	--aptopt='APT::Install-Recommends "false"' "${APTOPTS[@]/#/--aptopt=}" \
 	--dpkgopt='path-exclude=/usr/share/doc/*' --dpkgopt='path-include=/usr/share/doc/*/copyright' \
 	--dpkgopt='path-exclude=/usr/share/man/*' --dpkgopt='path-exclude=/usr/share/locale/*' \
 	"$SUITE" "$tmp" "${SOURCES[@]}" >&2 || fail "mmdebstrap failed"

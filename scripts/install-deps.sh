@@ -1,12 +1,16 @@
 #!/usr/bin/env bash
 # Install what libsirq needs to build, test and run on Debian 12, as root.
 # Skips apt entirely when everything is already there.
+#
+#   ./scripts/install-deps.sh          everything scripts/test.sh needs
+#   ./scripts/install-deps.sh --demo   what scripts/demo.sh needs: the build
+#                                      (meson configures every target, so
+#                                      Criterion too) and dpdk-testpmd
 set -euo pipefail
 
-PKGS=(
+# The build of libsirq, its apps, tools and tests; DPDK's dpdk-testpmd.
+BUILD_PKGS=(
 	gcc
-	clang
-	libclang-rt-14-dev
 	meson
 	ninja-build
 	pkg-config
@@ -20,6 +24,11 @@ PKGS=(
 	libpcap-dev
 	liblwip-dev
 	libjansson-dev
+)
+PKGS=(
+	"${BUILD_PKGS[@]}"
+	clang
+	libclang-rt-14-dev
 	iproute2
 	# the kernel lab (bench/kernel-lab.sh): a veth end without checksum
 	# offload, the receiver's firewall rules
@@ -44,10 +53,16 @@ PKGS=(
 	# the API reference (-Ddocs=true, docs/api): HTML only, no graphs,
 	# so no graphviz
 	doxygen
-	# the Debian 13 leg (scripts/trixie-root.sh, scripts/test-trixie.sh):
-	# a trixie root from Debian's archive, DPDK 24.11 and gcc 14 inside
+	# the Debian 13 and testing legs (scripts/debian-root.sh,
+	# scripts/test-debian.sh): roots from Debian's archive, DPDK 24.11 and
+	# 25.11 inside
 	mmdebstrap
 )
+case ${1:-} in
+'') ;;
+--demo) PKGS=("${BUILD_PKGS[@]}") ;;
+*) echo "usage: $0 [--demo]" >&2; exit 2 ;;
+esac
 
 missing=()
 for p in "${PKGS[@]}"; do

@@ -4,8 +4,9 @@
 # ASan+UBSan, the engine's stress test under TSan, each libFuzzer target
 # for FUZZ_SECONDS (15) from its kept corpus, build and check the
 # Debian packages once (tests/deb), build the API reference with
-# doxygen's warnings as errors (docs/api), and run the Debian 13 leg
-# (scripts/test-trixie.sh: DPDK 24.11, gcc 14). Prints one summary line
+# doxygen's warnings as errors (docs/api), and run the Debian 13 and
+# Debian testing legs (scripts/test-debian.sh: DPDK 24.11 and gcc 14,
+# DPDK 25.11 and gcc 16). Prints one summary line
 # "N passed, N failed" at the end; exit status 0 only if all passed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -43,6 +44,7 @@ run_suite() {	# name builddir meson-setup-args... -- meson-test-args...
 	fi
 	echo "== $name: build"
 	ninja -C "$dir" -j "$jobs"
+	wait_roots
 	echo "== $name: test ${tests[*]}"
 	local rc=0
 	meson test -C "$dir" --print-errorlogs --num-processes "$jobs" "${tests[@]}" || rc=$?
@@ -58,6 +60,23 @@ failed=0
 # The failed tests' names, printed again at the end where CI's tail shows them.
 failures=$(mktemp)
 trap 'rm -f "$failures"' EXIT
+
+# The Debian roots of the legs at the end (scripts/debian-root.sh), made
+# while the first build compiles when they are not cached yet (most of
+# their time is the download and dpkg), and waited for before any test
+# runs: no test shares the machine with them.
+roots_log=$(mktemp)
+trap 'rm -f "$failures" "$roots_log"' EXIT
+( for leg in trixie forky; do scripts/debian-root.sh "$leg" >/dev/null || true; done ) \
+	>"$roots_log" 2>&1 &
+roots_pid=$!
+wait_roots() {
+	[ -n "$roots_pid" ] || return 0
+	echo "== roots: waiting for scripts/debian-root.sh trixie, forky"
+	wait "$roots_pid" || true
+	sed 's/^/  /' "$roots_log"
+	roots_pid=""
+}
 
 run_suite werror build-ci -Dwerror=true -Dbuildtype=debugoptimized --
 # Everything that runs on virtual devices; the install check is left out:
@@ -112,27 +131,32 @@ else
 	echo "docs: the API reference (doxygen warnings above)" >>"$failures"
 fi
 
-# The Debian 13 leg: the same tree against DPDK 24.11 and gcc 14 in a
-# cached trixie root (scripts/test-trixie.sh): -Werror build, every suite
-# that boots no guest, the Debian packages for trixie with lintian. It
-# skips only when Debian's archive cannot be reached to make the root.
-echo "== trixie: scripts/test-trixie.sh"
-trixie_log=$(mktemp)
-rc=0
-TRIXIE_FAILURES=$failures scripts/test-trixie.sh 2>&1 | tee "$trixie_log" || rc=${PIPESTATUS[0]}
-if [ "$rc" -eq 77 ]; then
-	echo "== trixie: skipped (Debian's archive cannot be reached)"
-elif counts=$(grep -oE '^trixie: [0-9]+ passed, [0-9]+ failed$' "$trixie_log" | tail -1) &&
-	[ -n "$counts" ]; then
-	read -r ok bad < <(awk '{ print $2, $4 }' <<<"$counts")
-	passed=$((passed + ok))
-	failed=$((failed + bad))
-	[ "$rc" -eq 0 ] || [ "$bad" -gt 0 ] || failed=$((failed + 1))
-else
-	failed=$((failed + 1))
-	echo "trixie: scripts/test-trixie.sh (exit $rc, no counts)" >>"$failures"
-fi
-rm -f "$trixie_log"
+# The newer Debian legs (scripts/test-debian.sh), each in a root made
+# from Debian's archive and cached: Debian 13 (DPDK 24.11, gcc 14: -Werror
+# build, every suite that boots no guest but lcore, the Debian packages
+# for trixie with lintian) and Debian testing (DPDK 25.11, gcc 16: -Werror
+# build, the unit, lcore and sim suites). A leg skips only when Debian's
+# archive cannot be reached to make its root.
+for leg in trixie forky; do
+	echo "== $leg: scripts/test-debian.sh $leg"
+	leg_log=$(mktemp)
+	rc=0
+	SIRQ_LEG_FAILURES=$failures scripts/test-debian.sh "$leg" 2>&1 | tee "$leg_log" ||
+		rc=${PIPESTATUS[0]}
+	if [ "$rc" -eq 77 ]; then
+		echo "== $leg: skipped (Debian's archive cannot be reached)"
+	elif counts=$(grep -oE "^$leg: [0-9]+ passed, [0-9]+ failed\$" "$leg_log" | tail -1) &&
+		[ -n "$counts" ]; then
+		read -r ok bad < <(awk '{ print $2, $4 }' <<<"$counts")
+		passed=$((passed + ok))
+		failed=$((failed + bad))
+		[ "$rc" -eq 0 ] || [ "$bad" -gt 0 ] || failed=$((failed + 1))
+	else
+		failed=$((failed + 1))
+		echo "$leg: scripts/test-debian.sh $leg (exit $rc, no counts)" >>"$failures"
+	fi
+	rm -f "$leg_log"
+done
 
 if [ -s "$failures" ]; then
 	echo "== failed:"

@@ -5,22 +5,29 @@
 
 /*
  * Internal to libsirq (not installed): the one place where the DPDK
- * versions libsirq supports differ, 22.11 LTS (Debian 12) and 24.11 LTS
- * (Debian 13). The .c files call the sirq_compat names below and hold no
- * version check of their own; where both versions have an API, the newer
- * one is used.
+ * versions libsirq supports differ, 22.11 LTS (Debian 12), 24.11 LTS
+ * (Debian 13) and 25.11 LTS (Debian testing). The .c files call the
+ * sirq_compat names below and hold no version check of their own; where
+ * the versions share an API, the newest one is used.
  *
- * Differences between 22.11 and 24.11 found building everything (library,
- * apps, tools, tests) with -Werror against both (docs/architecture.md,
- * "Supported DPDK versions"):
+ * Differences found building everything (library, apps, tools, tests)
+ * with -Werror against all three (docs/architecture.md, "Supported DPDK
+ * versions"):
  *
  *  - rte_tel_data_add_dict_u64() is deprecated (23.03) in favour of
- *    rte_tel_data_add_dict_uint(), which 22.11 does not have:
- *    sirq_tel_add_dict_uint() below.
+ *    rte_tel_data_add_dict_uint(), which 22.11 does not have, and gone in
+ *    25.11: sirq_tel_add_dict_uint() below.
  *  - rte_tel_data_add_dict_int() takes an int in 22.11, an int64_t from
- *    23.03 on: the same call compiles on both (libsirq passes an int).
- *  - The libraries' ABI: librte_*.so.23 (22.11) against .so.25 (24.11);
- *    libsirq is rebuilt per version, nothing in its own ABI changes.
+ *    23.03 on: the same call compiles on all three (libsirq passes an int).
+ *  - The libraries' ABI: librte_*.so.23 (22.11), .so.25 (24.11), .so.26
+ *    (25.11); libsirq is rebuilt per version, nothing in its own ABI
+ *    changes.
+ *  - 25.11 no longer takes __rte_packed after a struct (its
+ *    __rte_packed_begin/_end replace it): the one packed struct, in
+ *    bench/lat-gen.c, uses GCC's attribute, which every version accepts.
+ *    25.11's other removals (the unprefixed `handler` typedef of
+ *    rte_telemetry.h, rte_eth_stats' per-queue q_* arrays,
+ *    rte_eal_parse_coremask()) are nothing libsirq calls.
  *
  * Everything else libsirq calls (ethdev bursts and Rx interrupts,
  * rte_power_monitor, EAL lcores and threads, mempool, rte_timer,

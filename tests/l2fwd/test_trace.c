@@ -25,7 +25,7 @@
  * not a miscount. Without babeltrace2 (Debian: babeltrace2) the test
  * exits 77, which meson shows as SKIP. $BABELTRACE2 names another
  * reader: Debian 13's babeltrace2 2.1.1 aborts on DPDK's CTF, and the
- * Debian 13 leg (scripts/test-trixie.sh) reads it with babeltrace 1.5.
+ * Debian 13 leg (scripts/test-debian.sh trixie) reads it with babeltrace 1.5.
  */
 
 #include <dirent.h>
