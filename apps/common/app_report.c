@@ -24,6 +24,7 @@ report_lcore(FILE *f, const struct report_lcore *rl, double secs,
 	const struct sirq_latency *rx = &st->latency[SIRQ_NET_RX];
 	struct sirq_lcore_params lp;
 	struct sirq_lcore_stats ls;
+	struct sirq_napi_info napi;
 	uint64_t stalls = 0;
 	unsigned int v;
 
@@ -40,13 +41,20 @@ report_lcore(FILE *f, const struct report_lcore *rl, double secs,
 		", \"net_rx_p50_ns\": %" PRIu64 ", \"net_rx_p99_ns\": %" PRIu64
 		", \"net_rx_max_ns\": %" PRIu64 ", \"net_rx_stalls\": %" PRIu64
 		", \"net_rx_stalls_per_s\": %.3f, \"stalls_all_vectors\": %" PRIu64
-		"}", sirq_lcore_id(rl->lc), sirq_policy_name(lp.engine.policy),
-		ls.rx_packets,
+		", \"napi\": [", sirq_lcore_id(rl->lc),
+		sirq_policy_name(lp.engine.policy), ls.rx_packets,
 		per_second(ls.rx_packets, secs), ls.tx_packets,
 		per_second(ls.tx_packets, secs), ls.tx_dropped,
 		ls.rx_dropped_at_stop, ls.time_squeeze,
 		sirq_latency_quantile(rx, 0.50), sirq_latency_quantile(rx, 0.99),
 		rx->max_ns, rx->stalls, per_second(rx->stalls, secs), stalls);
+	/* Each Rx queue's share: the RSS spread, the interrupts per queue. */
+	for (v = 0; sirq_napi_get(rl->lc, v, &napi) == 0; v++)
+		fprintf(f, "%s{\"id\": %u, \"port\": %u, \"queue\": %u, "
+			"\"packets\": %" PRIu64 ", \"irqs\": %" PRIu64 "}",
+			v ? ", " : "", napi.id, napi.port, napi.queue,
+			napi.packets, napi.irqs);
+	fprintf(f, "]}");
 }
 
 static int

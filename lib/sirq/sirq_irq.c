@@ -214,11 +214,12 @@ sirq_irq_sleep_begin(struct sirq_irq *irq, uint64_t until)
 
 /*
  * Sleep @sleep_ns at most, after sirq_irq_sleep_begin(): until an Rx
- * interrupt or a kick. Adds the Rx interrupts seen to @rx_events. True
- * if an fd woke it.
+ * interrupt or a kick. Sets in @rx_fired the tag (the NAPI index, below
+ * 64) of each Rx interrupt seen: edge-triggered, an fd comes once a
+ * wait. True if an fd woke it.
  */
 bool
-sirq_irq_sleep(struct sirq_irq *irq, uint64_t sleep_ns, uint64_t *rx_events)
+sirq_irq_sleep(struct sirq_irq *irq, uint64_t sleep_ns, uint64_t *rx_fired)
 {
 	struct epoll_event ev[IRQ_MAX_EVENTS];
 	struct timespec ts = {
@@ -238,7 +239,7 @@ sirq_irq_sleep(struct sirq_irq *irq, uint64_t sleep_ns, uint64_t *rx_events)
 		uint64_t token;
 
 		if (ev[i].data.u32 != IRQ_KICK_TAG) {
-			(*rx_events)++;
+			*rx_fired |= UINT64_C(1) << (ev[i].data.u32 & 63);
 			continue;
 		}
 		if (read(irq->kick_fd, &token, sizeof(token)) < 0 &&

@@ -73,7 +73,7 @@ void sirq_irq_teardown(struct sirq_irq *irq);
 
 void sirq_irq_sleep_begin(struct sirq_irq *irq, uint64_t until);
 bool sirq_irq_sleep(struct sirq_irq *irq, uint64_t sleep_ns,
-		    uint64_t *rx_events);
+		    uint64_t *rx_fired);
 
 void sirq_irq_napi_timer(struct sirq_irq *irq, const struct sirq_softnet *sd);
 void sirq_irq_lock_handback(struct sirq_irq *irq, const struct sirq_cpu *cpu);

@@ -1131,7 +1131,7 @@ napi_thread_polled(void *arg)
 static bool
 irq_sleep(struct sirq_lcore *lc, uint64_t sleep_ns)
 {
-	uint64_t napi_timer, rx_events = 0, now = sirq_now_ns();
+	uint64_t napi_timer, rx_fired = 0, now = sirq_now_ns();
 	bool woken;
 
 	if (lc->timer_ticks > 0)
@@ -1153,8 +1153,12 @@ irq_sleep(struct sirq_lcore *lc, uint64_t sleep_ns)
 			sleep_ns = 0;
 	}
 	sirq_stat_add(&lc->stats.irq_sleeps, 1);
-	woken = sirq_irq_sleep(&lc->irq, sleep_ns, &rx_events);
-	sirq_stat_add(&lc->stats.irq_rx_events, rx_events);
+	woken = sirq_irq_sleep(&lc->irq, sleep_ns, &rx_fired);
+	if (rx_fired != 0) {
+		sirq_stat_add(&lc->stats.irq_rx_events,
+			      (uint64_t)__builtin_popcountll(rx_fired));
+		sirq_softnet_count_irqs(&lc->rx.sd, rx_fired);
+	}
 	return woken;
 }
 
@@ -1485,6 +1489,8 @@ sirq_napi_get(const struct sirq_lcore *lc, unsigned int napi_id,
 					     __ATOMIC_RELAXED);
 	info->thread_polls = __atomic_load_n(&c->thread_polls,
 					     __ATOMIC_RELAXED);
+	info->packets = __atomic_load_n(&c->units, __ATOMIC_RELAXED);
+	info->irqs = __atomic_load_n(&c->irqs, __ATOMIC_RELAXED);
 	return 0;
 }
 

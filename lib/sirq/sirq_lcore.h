@@ -152,6 +152,17 @@ struct sirq_napi_info {
 	uint64_t busy_polls;		/**< polls by busy-polling applications */
 	uint64_t busy_packets;		/**< ... packets they took */
 	uint64_t thread_polls;		/**< polls by its thread */
+	/**
+	 * Packets taken from its queue by every poll: NET_RX's, its
+	 * thread's and busy pollers' (the per-queue share of rx_packets).
+	 */
+	uint64_t packets;
+	/**
+	 * irq mode: its queue's Rx interrupts that woke the dispatcher (the
+	 * per-queue share of irq_rx_events); 0 in poll mode and for a queue
+	 * without an interrupt.
+	 */
+	uint64_t irqs;
 };
 
 /** The kernel's BUSY_POLL_BUDGET: packets per busy poll by default. */

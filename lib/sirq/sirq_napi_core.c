@@ -312,6 +312,7 @@ napi_poll_one(struct sirq_softnet *sd, uint16_t idx, unsigned int *work)
 	uint16_t weight = sd->weight[idx];
 
 	*work = sd->poll(sd->poll_ctx, idx, weight);
+	sd->counters[idx].units += *work;
 	if (sirq_likely(*work < weight)) {
 		napi_complete_rearm(sd, idx, *work);
 		return false;
@@ -498,6 +499,18 @@ sirq_softnet_next_timer(const struct sirq_softnet *sd)
 	return next;
 }
 
+void
+sirq_softnet_count_irqs(struct sirq_softnet *sd, uint64_t fired)
+{
+	while (fired != 0) {
+		struct sirq_napi_counters *c =
+			&sd->counters[__builtin_ctzll(fired)];
+
+		fired &= fired - 1;
+		__atomic_store_n(&c->irqs, c->irqs + 1, __ATOMIC_RELAXED);
+	}
+}
+
 /*
  * napi_threaded_poll() of 6.19: each round reads whether busy polling
  * is wanted and sets NAPI_STATE_IN_BUSY_POLL to match, then polls:
@@ -579,6 +592,7 @@ sirq_napi_busy_poll_once(struct sirq_softnet *sd, uint16_t idx,
 
 	sd->counters[idx].busy_polls++;
 	sd->counters[idx].busy_packets += work;
+	sd->counters[idx].units += work;
 	return work;
 }
 

@@ -67,6 +67,9 @@ struct sirq_napi_counters {
 	uint64_t thread_busy_polls;	/* ... of which in busy-poll mode */
 	/* napi_complete_done() turned its interrupt back on (not deferred) */
 	uint64_t irq_unmasks;
+	uint64_t units;		/* taken by every poll: NET_RX, thread, busy */
+	/* its queue's Rx interrupts that woke the dispatcher (its writer) */
+	uint64_t irqs;
 };
 
 struct sirq_softnet_conf {
@@ -246,6 +249,12 @@ unsigned int sirq_softnet_timers(struct sirq_softnet *sd);
  * one timer too long or short, bounded by the caller's tick).
  */
 uint64_t sirq_softnet_next_timer(const struct sirq_softnet *sd);
+
+/**
+ * The Rx interrupts of the contexts in @p fired (a bit each) woke the
+ * dispatcher: their irqs counters, by the dispatcher alone.
+ */
+void sirq_softnet_count_irqs(struct sirq_softnet *sd, uint64_t fired);
 
 /**
  * napi_threaded_poll()'s inner loop, once: if context @p idx is

@@ -433,6 +433,8 @@ tel_napi_dict(struct rte_tel_data *d, const struct sirq_lcore *lc,
 	sirq_tel_add_dict_uint(d, "busy_polls", n->busy_polls);
 	sirq_tel_add_dict_uint(d, "busy_packets", n->busy_packets);
 	sirq_tel_add_dict_uint(d, "thread_polls", n->thread_polls);
+	sirq_tel_add_dict_uint(d, "packets", n->packets);
+	sirq_tel_add_dict_uint(d, "irqs", n->irqs);
 	sirq_tel_add_dict_uint(d, "thread_busy_polls",
 			       __atomic_load_n(&c->thread_busy_polls,
 					       __ATOMIC_RELAXED));

@@ -253,6 +253,7 @@ tap_ns_send(const struct tap_ns *t)
 Test(lcore_irq, wakes_for_rx_interrupts_from_a_namespace, .timeout = 60)
 {
 	struct udp_count count = { 0 };
+	struct sirq_napi_info napi;
 	struct sirq_lcore_stats ls;
 	struct sirq_lcore *lc;
 	struct tap_ns t;
@@ -276,6 +277,13 @@ Test(lcore_irq, wakes_for_rx_interrupts_from_a_namespace, .timeout = 60)
 	sirq_lcore_stats_get(lc, &ls);
 	cr_expect_eq(count.udp, UDP_PACKETS, "every datagram reached NET_RX");
 	cr_expect_gt(ls.irq_rx_events, 0, "woken by Rx interrupts");
+	/* One queue: its share of the interrupts and packets is all. */
+	cr_assert_eq(sirq_napi_get(lc, 0, &napi), 0);
+	cr_expect_eq(napi.irqs, ls.irq_rx_events,
+		     "queue 0: %" PRIu64 " interrupts, the lcore %" PRIu64,
+		     napi.irqs, ls.irq_rx_events);
+	cr_expect_eq(napi.packets, ls.rx_packets);
+	cr_expect_geq(napi.packets, UDP_PACKETS);
 	sirq_lcore_free(lc);
 }
 

@@ -109,20 +109,35 @@ packets_on(const struct rx_seen *s, int tid)
 	return 0;
 }
 
-/* A net_ring port with one queue pair, started; its Rx ring in @rx. */
+/*
+ * A net_ring port with one queue pair, started; its Rx ring in @rx.
+ * @name tells its rings and port from another's.
+ */
 static uint16_t
-ring_port(struct rte_ring **rx)
+ring_port_named(const char *name, struct rte_ring **rx)
 {
+	char rx_name[32], tx_name[32], port_name[32];
 	struct rte_ring *tx;
 	int port;
 
-	*rx = rte_ring_create("rx", RING_SLOTS, 0, RING_F_SP_ENQ | RING_F_SC_DEQ);
-	tx = rte_ring_create("tx", RING_SLOTS, 0, RING_F_SP_ENQ | RING_F_SC_DEQ);
+	snprintf(rx_name, sizeof(rx_name), "rx%s", name);
+	snprintf(tx_name, sizeof(tx_name), "tx%s", name);
+	snprintf(port_name, sizeof(port_name), "rings%s", name);
+	*rx = rte_ring_create(rx_name, RING_SLOTS, 0,
+			      RING_F_SP_ENQ | RING_F_SC_DEQ);
+	tx = rte_ring_create(tx_name, RING_SLOTS, 0,
+			     RING_F_SP_ENQ | RING_F_SC_DEQ);
 	cr_assert(*rx != NULL && tx != NULL);
-	port = rte_eth_from_rings("rings", rx, 1, &tx, 1, 0);
+	port = rte_eth_from_rings(port_name, rx, 1, &tx, 1, 0);
 	cr_assert(port >= 0, "rte_eth_from_rings: %s", rte_strerror(rte_errno));
 	port_start((uint16_t)port, 1, false);
 	return (uint16_t)port;
+}
+
+static uint16_t
+ring_port(struct rte_ring **rx)
+{
+	return ring_port_named("", rx);
 }
 
 /* @count packets of 64 bytes into the port's Rx ring. */
@@ -1071,6 +1086,54 @@ Test(lcore_napi, threaded_busy_poll_polls_without_end_and_never_unmasks,
 
 	join_and_free(lc);
 	cr_expect_eq(seen.received, 3 * PACKETS);
+}
+
+/*
+ * Each context counts what every poll took from its queue, NET_RX's and
+ * its thread's alike (napi-get's packets: the per-queue share that RSS
+ * spreads), and no Rx interrupt in poll mode.
+ */
+Test(lcore_napi, each_context_counts_the_packets_of_its_queue,
+     .timeout = 60)
+{
+	struct rx_seen seen = { 0 };
+	struct sirq_napi_info a, b;
+	struct sirq_lcore_conf conf;
+	struct sirq_lcore_stats ls;
+	struct rte_ring *rx0, *rx1;
+	struct sirq_lcore *lc;
+	uint16_t p0, p1;
+
+	eal_start(NULL);
+	sirq_lcore_conf_default(&conf);
+	p0 = ring_port_named("a", &rx0);
+	p1 = ring_port_named("b", &rx1);
+	lc = napi_lcore(&conf, p0, &seen);
+	cr_assert(sirq_lcore_add_rx_queue(lc, p1, 0, seen_rx, &seen) == 0);
+	dispatcher_launch(lc);
+	wait_lcore_running(lc);
+	send_packets(rx0, 300);
+	send_packets(rx1, 77);
+	cr_assert(wait_for(&seen.received, 377, RECEIVE_TIMEOUT_MS),
+		  "received %" PRIu64 " of 377", seen.received);
+
+	/* Context 1 to its thread: what the thread takes counts too. */
+	cr_assert_eq(sirq_napi_get(lc, 1, &b), 0);
+	b.params.threaded = SIRQ_NAPI_THREADED_ENABLED;
+	cr_assert_eq(sirq_napi_set(lc, 1, &b.params), 0);
+	send_packets(rx1, 50);
+	cr_assert(wait_for(&seen.received, 427, RECEIVE_TIMEOUT_MS),
+		  "received %" PRIu64 " of 427", seen.received);
+	cr_assert_eq(sirq_napi_get(lc, 1, &b), 0);
+	cr_expect_gt(b.thread_polls, 0, "context 1's thread never polled");
+
+	cr_assert_eq(sirq_napi_get(lc, 0, &a), 0);
+	cr_expect_eq(a.packets, 300);
+	cr_expect_eq(b.packets, 127);
+	cr_expect_eq(a.irqs + b.irqs, 0, "Rx interrupts in poll mode");
+	sirq_lcore_stats_get(lc, &ls);
+	cr_expect_eq(a.packets + b.packets, ls.rx_packets);
+	join_and_free(lc);
 }
 
 /* A CPU hog's one round: the application thread loops on it. */
