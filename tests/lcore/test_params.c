@@ -264,18 +264,66 @@ measure(struct sirq_lcore *lc, unsigned int ms)
 }
 
 /*
- * The better of two samples: a 100 ms gap of this VM's host in one of
- * them is not the parameter's doing (docs/reliability.md).
+ * The best of up to three samples, until one reaches @floor_mpps: a
+ * 100 ms gap of this VM's host, or another process taking the lcore's
+ * CPU for a while, in one of them is not the parameter's doing
+ * (docs/reliability.md). A parameter that halves the rate does so in
+ * every sample.
  */
+#define MEASURE_TRIES 3
+
 static struct sample
 measure_best(struct sirq_lcore *lc, unsigned int ms, double floor_mpps)
 {
-	struct sample a = measure(lc, ms), b;
+	struct sample best = measure(lc, ms), b;
+	unsigned int i;
 
-	if (a.mpps >= floor_mpps)
-		return a;
-	b = measure(lc, ms);
-	return b.mpps > a.mpps ? b : a;
+	for (i = 1; i < MEASURE_TRIES && best.mpps < floor_mpps; i++) {
+		b = measure(lc, ms);
+		if (b.mpps > best.mpps)
+			best = b;
+	}
+	return best;
+}
+
+static int
+cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/*
+ * An extreme below half the defaults' rate, in every one of its
+ * samples: the defaults' sample may have been the lucky one, when
+ * another process on the CPU left it the whole CPU for 300 ms (37.9
+ * against the 22-32 Mpps of its neighbours' samples, beside a
+ * busy-polling process). Two more samples of the defaults, their median
+ * the rate to halve; then the extreme's again, the best of all kept. A
+ * parameter that halves the rate still fails.
+ */
+static void
+again_beside_the_defaults(struct sirq_lcore *lc,
+			  const struct sirq_lcore_params *def,
+			  const struct sirq_lcore_params *extreme,
+			  struct sample *base, struct sample *s)
+{
+	struct sirq_lcore_params p = *def;
+	double rates[3] = { base->mpps };
+	struct sample b;
+	unsigned int i;
+
+	cr_assert(sirq_lcore_set_params(lc, &p) == 0);
+	for (i = 1; i < 3; i++)
+		rates[i] = measure(lc, 300).mpps;
+	qsort(rates, 3, sizeof(rates[0]), cmp_double);
+	base->mpps = rates[1];
+	p = *extreme;
+	cr_assert(sirq_lcore_set_params(lc, &p) == 0);
+	b = measure_best(lc, 300, base->mpps / 2);
+	if (b.mpps > s->mpps)
+		*s = b;
 }
 
 /*
@@ -309,6 +357,22 @@ Test(lcore_params, every_extreme_inside_its_range_is_harmless, .timeout = 240)
 
 	lc = flooded_lcore();
 	params_get(lc, &def);
+	/*
+	 * The exits' bar: the most the defaults make in a sample. Three
+	 * samples first, as one can be halved by another process on the
+	 * CPU (137 against 250 beside a busy-polling process, which then
+	 * failed the first extreme at its usual 233).
+	 */
+	p = def;
+	cr_assert(sirq_lcore_set_params(lc, &p) == 0);
+	dispatcher_launch(lc);
+	cr_assert(wait_for(&received, 1, 10000));
+	for (e = 0; e < MEASURE_TRIES; e++) {
+		s = measure(lc, 300);
+		if (s.time_exits_per_s > exits_bar)
+			exits_bar = s.time_exits_per_s;
+	}
+	dispatcher_join(lc);
 	all = sirq_param_ranges(&nb);
 	for (i = 0; i < nb; i++) {
 		for (e = 0; e < 2; e++) {
@@ -330,6 +394,9 @@ Test(lcore_params, every_extreme_inside_its_range_is_harmless, .timeout = 240)
 			cr_assert(sirq_lcore_set_params(lc, &p) == 0,
 				  "%s = %" PRIu64, r->name, v);
 			s = measure_best(lc, 300, base.mpps / 2);
+			if (s.mpps < base.mpps / 2)
+				again_beside_the_defaults(lc, &def, &p, &base,
+							  &s);
 			/*
 			 * The defaults' exits are ~250/s; a VM gap in their
 			 * sample halved them once (123): the largest seen is
