@@ -144,7 +144,9 @@ for d in "$top" "$PWD"; do
 	/tmp/* | /run/*)
 		case " ${hidden[*]-} " in *" $d "*) continue ;; esac
 		case $d/ in "$top"/*) [ "$d" = "$top" ] || continue ;; esac
-		case $out/ in "$d"/*) continue ;; esac
+		# Even when OUT lies inside it (a clone under /tmp with its
+		# out/): the guest mounts OUT over it afterwards.
+		[ "$d" != "$out" ] || continue
 		hidden+=("$d") ;;
 	esac
 done
@@ -223,16 +225,18 @@ mount -t virtiofs out /share || fail "no 'out' share"
 [ -n "\$ctl" ] && [ -f "/share/\$ctl/env" ] || fail "no control directory '\$ctl' in the share"
 out=\$(sed -n 's/^GUEST_OUT=//p' "/share/\$ctl/env")
 top=\$(sed -n 's/^GUEST_TOP=//p' "/share/\$ctl/env")
+hidden=\$(sed -n 's/^GUEST_HIDDEN=//p' "/share/\$ctl/env")
 umount /share
-mkdir -p "\$r\$out" 2>/dev/null
-mount -t virtiofs out "\$r\$out" || fail "cannot mount the share at \$out"
-# Host directories the tmpfs mounts hide (a tree under /tmp), read-only.
+# Host directories the tmpfs mounts hide (a tree under /tmp), read-only;
+# then the writable share, which may lie inside one of them.
 i=0
-for d in \$(sed -n 's/^GUEST_HIDDEN=//p' "\$r\$out/\$ctl/env"); do
+for d in \$hidden; do
 	mkdir -p "\$r\$d"
 	mount -t virtiofs -o ro "hidden\$i" "\$r\$d" || fail "cannot mount \$d"
 	i=\$((i + 1))
 done
+mkdir -p "\$r\$out" 2>/dev/null
+mount -t virtiofs out "\$r\$out" || fail "cannot mount the share at \$out"
 # The modules of a kernel extracted elsewhere (kernel-fetch.sh), at
 # /lib/modules/<release> (a tmpfs hides the host's others).
 mods=\$(sed -n 's/^GUEST_MODULES=//p' "\$r\$out/\$ctl/env")
