@@ -67,7 +67,7 @@ trap 'rm -f "$failures"' EXIT
 # runs: no test shares the machine with them.
 roots_log=$(mktemp)
 trap 'rm -f "$failures" "$roots_log"' EXIT
-( for leg in trixie forky; do scripts/debian-root.sh "$leg" >/dev/null || true; done ) \
+( for leg in trixie forky; do scripts/debian-root.sh "$leg" >/dev/null & done; wait ) \
 	>"$roots_log" 2>&1 &
 roots_pid=$!
 wait_roots() {
