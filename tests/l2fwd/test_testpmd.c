@@ -173,6 +173,31 @@ sleep_ms(long ms)
 	nanosleep(&ts, NULL);
 }
 
+/*
+ * Until testpmd's port 0 says "Link status: down": the memif server went
+ * away and this client took the disconnection in its interrupt thread.
+ */
+static void
+wait_link_down(struct l2t_proc *p)
+{
+	unsigned int waited;
+	const char *at;
+
+	for (waited = 0;; waited += 50) {
+		l2t_proc_send(p, "show port info 0");
+		at = l2t_proc_expect(p, "Link status: ", CMD_DEADLINE_S);
+		at += strlen("Link status: ");
+		if (strncmp(at, "down", 4) == 0)
+			break;
+		l2t_proc_expect(p, PROMPT, CMD_DEADLINE_S);
+		cr_assert(waited < DRAIN_DEADLINE_S * 1000,
+			  "%s: link still up %u s after l2fwd-sirq exited",
+			  p->name, DRAIN_DEADLINE_S);
+		sleep_ms(50);
+	}
+	l2t_proc_expect(p, PROMPT, CMD_DEADLINE_S);
+}
+
 Test(l2fwd_testpmd, counts_add_up_between_testpmd_and_l2fwd_over_memif)
 {
 	char report[512];
@@ -246,14 +271,25 @@ Test(l2fwd_testpmd, counts_add_up_between_testpmd_and_l2fwd_over_memif)
 	stop_forwarding(&sink, &sink_rx, &sink_tx, &sink_dropped);
 
 	/*
-	 * Nobody forwards any more. The memif clients leave first, while
-	 * l2fwd-sirq, the server, runs and takes their disconnection as a
-	 * link-down event: a client still connected when the server exits
-	 * gets the disconnection during its own rte_eal_cleanup(), where
-	 * DPDK 22.11's interrupt thread can touch a freed interrupt handle
-	 * (testpmd died with SIGSEGV in rte_intr_instance_free() 8 times in
-	 * 20 runs on a loaded machine with the other order).
+	 * Nobody forwards any more. A memif peer must take the other's
+	 * disconnection while nothing polls its port and before its own
+	 * exit: DPDK 22.11's memif_disconnect() clears the connected flag
+	 * and unmaps the rings in the interrupt thread while a burst that
+	 * passed the flag may still read them (l2fwd-sirq, the server, died
+	 * with SIGSEGV in librte_net_memif when the clients quit while it
+	 * polled), and a client that gets it during its rte_eal_cleanup()
+	 * can touch a freed interrupt handle (testpmd died in
+	 * rte_intr_instance_free() 8 times in 20 runs on a loaded machine).
+	 * So l2fwd-sirq stops its lcores and closes its ports first, then
+	 * each stopped testpmd sees its link go down, then quits.
 	 */
+	cr_assert(kill(l2fwd.pid, SIGINT) == 0);
+	status = l2t_proc_wait(&l2fwd, CMD_DEADLINE_S);
+	cr_assert(status == 0, "l2fwd-sirq exited %d:\n%s", status,
+		  l2t_app_lines(l2fwd.buf));
+	read_counts(l2t_report_load(report), &c);
+	wait_link_down(&gen);
+	wait_link_down(&sink);
 	l2t_proc_send(&gen, "quit");
 	l2t_proc_send(&sink, "quit");
 	status = l2t_proc_wait(&gen, CMD_DEADLINE_S);
@@ -262,13 +298,6 @@ Test(l2fwd_testpmd, counts_add_up_between_testpmd_and_l2fwd_over_memif)
 	status = l2t_proc_wait(&sink, CMD_DEADLINE_S);
 	cr_expect(status == 0, "testpmd sink exited %d:\n%s", status,
 		  l2t_app_lines(sink.buf));
-
-	/* Alone now: l2fwd-sirq may close its ports. */
-	cr_assert(kill(l2fwd.pid, SIGINT) == 0);
-	status = l2t_proc_wait(&l2fwd, CMD_DEADLINE_S);
-	cr_assert(status == 0, "l2fwd-sirq exited %d:\n%s", status,
-		  l2t_app_lines(l2fwd.buf));
-	read_counts(l2t_report_load(report), &c);
 
 	cr_expect(gen_tx == c.rx[0], "testpmd sent %" PRIu64 ", l2fwd-sirq port 0 "
 		  "received %" PRIu64, gen_tx, c.rx[0]);
