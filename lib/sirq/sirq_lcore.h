@@ -387,6 +387,71 @@ int sirq_lcore_add_tx_queue(struct sirq_lcore *lc, uint16_t port,
 			    uint16_t queue);
 
 /**
+ * How an Rx queue tells libsirq that it has work without a poll taking
+ * it: what NET_RX's "hardirq" looks at between polls.
+ */
+enum sirq_rx_work {
+	/** rte_eth_rx_descriptor_status() (most NIC PMDs); lockless. */
+	SIRQ_RX_WORK_DESC,
+	/** rte_eth_rx_queue_count() (vmxnet3); lockless. */
+	SIRQ_RX_WORK_COUNT,
+	/** rte_eth_get_monitor_addr()'s condition (virtio); lockless. */
+	SIRQ_RX_WORK_MONITOR,
+	/**
+	 * None of those: the fallback. The queue is fetched into a staging
+	 * array of SIRQ_STAGE_SIZE packets, by the execution lock's holder.
+	 */
+	SIRQ_RX_WORK_FETCH,
+};
+
+/**
+ * Which way libsirq will find work on an Rx queue: the choice an lcore
+ * makes for each of its queues when it starts (its report's
+ * rx_queues_desc_status, rx_queues_count, rx_queues_monitor), made here
+ * the same way, for a program to print or check.
+ *
+ * Context: any thread, once the port is started and before an lcore
+ * polls the queue, or while it does (it reads the queue's descriptor
+ * status, count or monitor address, which the PMDs allow beside a poll);
+ * never waits.
+ *
+ * @param port   a started port.
+ * @param queue  one of its Rx queues.
+ * @return an enum sirq_rx_work, or -EINVAL for a bad port or queue.
+ */
+int sirq_rx_queue_work(uint16_t port, uint16_t queue);
+
+/**
+ * The name of a way to find Rx work: "desc_status", "queue_count",
+ * "monitor", "fetch".
+ *
+ * Context: any thread; never waits.
+ *
+ * @param work  an enum sirq_rx_work.
+ * @return a static string; "?" for a value out of range.
+ */
+const char *sirq_rx_work_name(int work);
+
+/**
+ * Whether sirq_tx_tracked()'s completion on a TX queue will come from
+ * the PMD (rte_eth_tx_done_cleanup(), which NET_TX calls while a tracked
+ * packet waits) or from the fallback, the mbuf's reference count, seen
+ * only once the PMD frees the mbuf on a later burst. The lcore makes
+ * the same test at the queue's first flush.
+ *
+ * Context: a control thread, once the port is started and before any
+ * thread transmits on the queue: it calls rte_eth_tx_done_cleanup(),
+ * which frees what the NIC is done with and must not run beside the
+ * queue's rte_eth_tx_burst(). Never waits.
+ *
+ * @param port   a started port.
+ * @param queue  one of its TX queues.
+ * @return 1 (the PMD's cleanup), 0 (the reference count), or -EINVAL
+ *   for a bad port or queue.
+ */
+int sirq_tx_queue_cleanup(uint16_t port, uint16_t queue);
+
+/**
  * Dispatcher entry for rte_eal_remote_launch() (or a direct call on the
  * lcore's own thread). Starts sirqd and the threads of threaded NAPI
  * contexts, runs until sirq_lcore_stop(), stops them, then runs what

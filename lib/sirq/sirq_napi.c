@@ -232,33 +232,68 @@ driver_in(uint16_t port, const char *const *drivers, unsigned int n)
 }
 
 /*
- * How the queue can say that it has work without giving it: descriptor
+ * How a queue can say that it has work without giving it: descriptor
  * status (most NIC PMDs), a count of done descriptors (vmxnet3), a
  * power-monitor condition (virtio, which has neither in 22.11), or not
- * at all (fetch).
+ * at all (fetch). *pmc: the monitor condition, when that is the answer.
  */
+static enum sirq_napi_irq
+rx_queue_probe(uint16_t port, uint16_t queue, struct rte_power_monitor_cond *pmc)
+{
+	if (rte_eth_rx_descriptor_status(port, queue, 0) >= 0)
+		return SIRQ_NAPI_IRQ_DESC;
+	if (driver_in(port, queue_count_drivers, RTE_DIM(queue_count_drivers)) &&
+	    rte_eth_rx_queue_count(port, queue) >= 0)
+		return SIRQ_NAPI_IRQ_COUNT;
+	if (driver_in(port, monitor_exact_drivers, RTE_DIM(monitor_exact_drivers)) &&
+	    rte_eth_get_monitor_addr(port, queue, pmc) == 0 &&
+	    pmc->fn != NULL && monitor_size_valid(pmc->size))
+		return SIRQ_NAPI_IRQ_MONITOR;
+	pmc->addr = NULL;
+	return SIRQ_NAPI_IRQ_FETCH;
+}
+
 static enum sirq_napi_irq
 napi_probe_irq(struct sirq_napi *n)
 {
-	if (rte_eth_rx_descriptor_status(n->port, n->queue, 0) >= 0)
-		return SIRQ_NAPI_IRQ_DESC;
-	if (driver_in(n->port, queue_count_drivers,
-		      RTE_DIM(queue_count_drivers)) &&
-	    rte_eth_rx_queue_count(n->port, n->queue) >= 0)
-		return SIRQ_NAPI_IRQ_COUNT;
-	if (driver_in(n->port, monitor_exact_drivers,
-		      RTE_DIM(monitor_exact_drivers)) &&
-	    rte_eth_get_monitor_addr(n->port, n->queue, &n->pmc) == 0 &&
-	    n->pmc.fn != NULL && monitor_size_valid(n->pmc.size)) {
-		/*
-		 * What came before the start, a full ring included, is
-		 * found by a first poll, which arms the condition.
-		 */
+	enum sirq_napi_irq irq = rx_queue_probe(n->port, n->queue, &n->pmc);
+
+	/*
+	 * What came before the start, a full ring included, is found by a
+	 * first poll, which arms the condition.
+	 */
+	if (irq == SIRQ_NAPI_IRQ_MONITOR)
 		n->monitor_fire = true;
-		return SIRQ_NAPI_IRQ_MONITOR;
+	return irq;
+}
+
+int
+sirq_rx_queue_work(uint16_t port, uint16_t queue)
+{
+	struct rte_eth_dev_info info;
+	struct rte_power_monitor_cond pmc;
+
+	if (rte_eth_dev_info_get(port, &info) != 0 || queue >= info.nb_rx_queues)
+		return -EINVAL;
+	memset(&pmc, 0, sizeof(pmc));
+	return (int)rx_queue_probe(port, queue, &pmc);
+}
+
+const char *
+sirq_rx_work_name(int work)
+{
+	switch (work) {
+	case SIRQ_RX_WORK_DESC:
+		return "desc_status";
+	case SIRQ_RX_WORK_COUNT:
+		return "queue_count";
+	case SIRQ_RX_WORK_MONITOR:
+		return "monitor";
+	case SIRQ_RX_WORK_FETCH:
+		return "fetch";
+	default:
+		return "?";
 	}
-	n->pmc.addr = NULL;
-	return SIRQ_NAPI_IRQ_FETCH;
 }
 
 /*

@@ -21,20 +21,23 @@
 /* Largest NAPI weight: the size of the poll's burst array on the stack. */
 #define SIRQ_NAPI_WEIGHT_MAX 256
 
-/* How the "hardirq" learns that an idle queue has work. */
+/*
+ * How the "hardirq" learns that an idle queue has work: enum sirq_rx_work
+ * of the public header, under the names the paths below use.
+ */
 enum sirq_napi_irq {
 	/*
 	 * rte_eth_rx_descriptor_status() says whether the next descriptor
 	 * is done: no packet moves and no mbuf is allocated, so any thread
 	 * may look, with or without the execution lock.
 	 */
-	SIRQ_NAPI_IRQ_DESC,
+	SIRQ_NAPI_IRQ_DESC = SIRQ_RX_WORK_DESC,
 	/*
 	 * No descriptor status, but rte_eth_rx_queue_count(): done
 	 * descriptors counted without taking them (vmxnet3). Read-only like
 	 * descriptor status, so any thread may look.
 	 */
-	SIRQ_NAPI_IRQ_COUNT,
+	SIRQ_NAPI_IRQ_COUNT = SIRQ_RX_WORK_COUNT,
 	/*
 	 * Neither, but rte_eth_get_monitor_addr(): the word the
 	 * PMD's next Rx descriptor is written to, and the test that says it
@@ -43,14 +46,14 @@ enum sirq_napi_irq {
 	 * thread; the condition is taken again by NET_RX at napi_complete(),
 	 * since it names the next descriptor.
 	 */
-	SIRQ_NAPI_IRQ_MONITOR,
+	SIRQ_NAPI_IRQ_MONITOR = SIRQ_RX_WORK_MONITOR,
 	/*
 	 * The PMD cannot tell (net_null, net_ring, net_memif, net_tap,
 	 * net_pcap): the queue is fetched into the staging array, which
 	 * allocates from the lcore's mempool cache, so only the execution
 	 * lock's holder may do it.
 	 */
-	SIRQ_NAPI_IRQ_FETCH,
+	SIRQ_NAPI_IRQ_FETCH = SIRQ_RX_WORK_FETCH,
 };
 
 /*

@@ -86,6 +86,16 @@ txq_done_cleanup(struct sirq_tx *tx, struct sirq_txq *q)
 	return ret;
 }
 
+int
+sirq_tx_queue_cleanup(uint16_t port, uint16_t queue)
+{
+	struct rte_eth_dev_info info;
+
+	if (rte_eth_dev_info_get(port, &info) != 0 || queue >= info.nb_tx_queues)
+		return -EINVAL;
+	return rte_eth_tx_done_cleanup(port, queue, 0) >= 0;
+}
+
 /*
  * The first flush of a queue asks its PMD: cleanup or refcount? (NET_TX
  * need not run: a burst that fills the buffer is flushed at once.)
