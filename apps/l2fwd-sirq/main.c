@@ -534,6 +534,74 @@ port_init(uint16_t port, unsigned int nb_mbufs)
 }
 
 /*
+ * Rx queue 0's interrupt fd, without ethdev's "Rx Intr handle unset"
+ * error where there is none: the lcore asks again when it starts, and
+ * one line is enough.
+ */
+static int
+rx_intr_fd_quiet(uint16_t port)
+{
+	int type = rte_log_register("lib.ethdev");
+	int level = type >= 0 ? rte_log_get_level(type) : -1;
+	int fd;
+
+	if (level >= 0)
+		rte_log_set_level(type, RTE_LOG_CRIT);
+	fd = rte_eth_dev_rx_intr_ctl_q_get_fd(port, 0);
+	if (level >= 0)
+		rte_log_set_level(type, (uint32_t)level);
+	return fd;
+}
+
+/*
+ * At start, one line a port: what its PMD gives libsirq, and the
+ * fallback where it gives nothing (docs/l2fwd-sirq.md, "What each PMD
+ * gives libsirq"). Queue 0 stands for the port's queues: one PMD serves
+ * them all. Before the lcores launch: the TX probe calls
+ * rte_eth_tx_done_cleanup() on a queue no one transmits on yet.
+ */
+static void
+print_port_paths(uint16_t port)
+{
+	struct rte_eth_dev_info info;
+	const char *intr, *link;
+	char rss[64];
+	int work, cleanup;
+
+	if (rte_eth_dev_info_get(port, &info) != 0)
+		return;
+	work = sirq_rx_queue_work(port, 0);
+	cleanup = sirq_tx_queue_cleanup(port, 0);
+	if (common.lcore.mode != SIRQ_MODE_IRQ)
+		intr = "not asked (poll mode)";
+	else if (rx_intr_fd_quiet(port) >= 0)
+		intr = "yes, one per queue";
+	else
+		intr = "none (the fallback: irq mode wakes on its tick)";
+	if (lsc_reliable(&info))
+		link = "LSC interrupt";
+	else if ((*info.dev_flags & RTE_ETH_DEV_INTR_LSC) != 0)
+		link = "polled (the fallback: this PMD's LSC interrupt is unreliable)";
+	else
+		link = "polled (the fallback: no LSC interrupt)";
+	if ((info.flow_type_rss_offloads & L2FWD_RSS_HF) == 0)
+		snprintf(rss, sizeof(rss), "no");
+	else if (opts.rxq_per_port > 1)
+		snprintf(rss, sizeof(rss), "over %u queues", opts.rxq_per_port);
+	else
+		snprintf(rss, sizeof(rss), "not used (one queue; --rxq)");
+	printf(PROG ": port %u (%s): Rx work: %s%s; Rx interrupts: %s; "
+	       "TX done: %s; link: %s; RSS: %s\n", port, info.driver_name,
+	       sirq_rx_work_name(work),
+	       work == SIRQ_RX_WORK_FETCH ? " (the fallback: no descriptor "
+	       "status, queue count or exact monitor condition)" : "",
+	       intr,
+	       cleanup > 0 ? "tx_done_cleanup" :
+	       "refcount (the fallback: no tx_done_cleanup)",
+	       link, rss);
+}
+
+/*
  * At start, as l2fwd and testpmd print them: each port's device, MAC,
  * link and the port it forwards to.
  */
@@ -556,8 +624,10 @@ print_ports_started(void)
 			snprintf(link, sizeof(link), "link unknown");
 		printf(PROG ": port %u (%s): MAC %s, %s; forwards to port %u\n",
 		       port, name, mac, link, ports[port].dst);
+		print_port_paths(port);
 	}
 }
+
 
 /* A port's counters summed over the forwarding lcores. Any thread. */
 static struct l2fwd_counters

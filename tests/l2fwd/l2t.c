@@ -364,6 +364,27 @@ l2t_app_lines(const char *text)
 	return buf;
 }
 
+const char *
+l2t_port_paths(const char *text, unsigned int port, char *buf, size_t len)
+{
+	char head[48];
+	const char *line;
+
+	snprintf(head, sizeof(head), "l2fwd-sirq: port %u (", port);
+	for (line = text; line != NULL && *line != '\0';) {
+		const char *end = strchr(line, '\n');
+		size_t n = end != NULL ? (size_t)(end - line) : strlen(line);
+
+		if (strncmp(line, head, strlen(head)) == 0 &&
+		    memmem(line, n, "): Rx work: ", 12) != NULL) {
+			snprintf(buf, len, "%.*s", (int)n, line);
+			return buf;
+		}
+		line = end != NULL ? end + 1 : NULL;
+	}
+	return NULL;
+}
+
 json_t *
 l2t_report_load(const char *path)
 {

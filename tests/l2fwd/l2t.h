@@ -93,6 +93,14 @@ void l2t_result_free(struct l2t_result *r);
  */
 const char *l2t_app_lines(const char *text);
 
+/*
+ * l2fwd-sirq's start line for @port that says what its PMD gives libsirq
+ * ("l2fwd-sirq: port N (driver): Rx work: ...; RSS: ..."), without its
+ * newline, copied into @buf; NULL when @text has none.
+ */
+const char *l2t_port_paths(const char *text, unsigned int port, char *buf,
+			   size_t len);
+
 /* The per-test scratch directory (created on first use). */
 const char *l2t_dir(void);
 /* @name inside it; the last L2T_PATHS results stay valid. */

@@ -9,6 +9,7 @@
  */
 
 #include <inttypes.h>
+#include <stdbool.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -97,6 +98,77 @@ ParameterizedTest(struct flood_case *c, l2fwd_run,
 	l2t_result_free(&r);
 
 	l2t_expect_books_balance(report, label);
+}
+
+/*
+ * At start, one line a port says what the PMD gives libsirq and which
+ * fallback it uses. net_null has none of it: no descriptor status,
+ * queue count or monitor condition (its queues are fetched), no Rx
+ * interrupt (irq mode wakes on its tick), no tx_done_cleanup (completion
+ * by refcount), no LSC interrupt. The line must agree with the paths
+ * the lcore then took, as its report counts them.
+ */
+ParameterizedTestParameters(l2fwd_run, start_line_names_each_ports_paths)
+{
+	static struct flood_case cases[] = {
+		{ "kicinski", "poll" }, { "kicinski", "irq" },
+	};
+
+	return cr_make_param_array(struct flood_case, cases,
+				   sizeof(cases) / sizeof(cases[0]));
+}
+
+ParameterizedTest(struct flood_case *c, l2fwd_run,
+		  start_line_names_each_ports_paths)
+{
+	const char *report = l2t_path("report.json");
+	const bool irq = strcmp(c->mode, "irq") == 0;
+	struct l2t_result r;
+	struct l2t_argv a = { .argc = 0 };
+	char label[64], line[512];
+	unsigned int port;
+	json_t *j, *cfg;
+
+	flood_args(&a, c->policy, c->mode, report, label, sizeof(label));
+	l2t_arg(&a, "--duration");
+	l2t_arg(&a, "1");
+	l2t_run_for(&a, STOP_DEADLINE_S, &r);
+	cr_assert(r.status == 0 && !r.timed_out, "%s: exit code %d:\n%s%s",
+		  label, r.status, l2t_app_lines(r.out), l2t_app_lines(r.err));
+	for (port = 0; port < 2; port++) {
+		cr_assert(l2t_port_paths(r.out, port, line, sizeof(line)) != NULL,
+			  "%s: no start line for port %u:\n%s", label, port,
+			  l2t_app_lines(r.out));
+		cr_log_info("%s", line);
+		cr_expect(strstr(line, "(net_null): Rx work: fetch (the fallback:") != NULL,
+			  "%s: %s", label, line);
+		cr_expect(strstr(line, irq ?
+				 "Rx interrupts: none (the fallback: irq mode wakes on its tick)" :
+				 "Rx interrupts: not asked (poll mode)") != NULL,
+			  "%s: %s", label, line);
+		cr_expect(strstr(line, "TX done: refcount (the fallback: no tx_done_cleanup)") != NULL,
+			  "%s: %s", label, line);
+		cr_expect(strstr(line, "link: polled (the fallback: no LSC interrupt)") != NULL,
+			  "%s: %s", label, line);
+	}
+	l2t_result_free(&r);
+
+	/* What the lcore found, at its start and first flush. */
+	j = l2t_report_load(report);
+	cfg = json_object_get(json_array_get(json_object_get(
+		json_object_get(j, "sirq"), "lcores"), 0), "config");
+	cr_assert(json_is_object(cfg), "%s: no sirq.lcores[0].config", label);
+	cr_expect(l2t_json_u64(cfg, "rx_queues") == 2 &&
+		  l2t_json_u64(cfg, "rx_queues_desc_status") == 0 &&
+		  l2t_json_u64(cfg, "rx_queues_count") == 0 &&
+		  l2t_json_u64(cfg, "rx_queues_monitor") == 0,
+		  "%s: a net_null queue was not fetched", label);
+	cr_expect(l2t_json_u64(cfg, "rx_queues_intr") == 0,
+		  "%s: net_null has an Rx interrupt", label);
+	cr_expect(l2t_json_u64(cfg, "tx_queues_done_cleanup") == 0 &&
+		  l2t_json_u64(cfg, "tx_queues_refcount") == 2,
+		  "%s: net_null's TX completion is not by refcount", label);
+	json_decref(j);
 }
 
 /*

@@ -353,6 +353,36 @@ start_l2fwd(const char *mode, bool virtio, const char *report)
 }
 
 /*
+ * l2fwd-sirq's start line for each port: what the PMD gives libsirq.
+ * virtio-user: work by its monitor condition, Rx interrupts in irq mode,
+ * TX completion by refcount; net_vhost: fetched, tx_done_cleanup.
+ */
+static void
+expect_port_lines(const char *out, const char *mode, bool virtio)
+{
+	const bool irq = strcmp(mode, "irq") == 0;
+	const char *want[3];
+	char line[512];
+	unsigned int port, i;
+
+	want[0] = virtio ? "(net_virtio_user): Rx work: monitor;" :
+		"(net_vhost): Rx work: fetch (the fallback:";
+	want[1] = !irq ? "Rx interrupts: not asked (poll mode)" :
+		virtio ? "Rx interrupts: yes, one per queue" : "Rx interrupts: ";
+	want[2] = virtio ? "TX done: refcount (the fallback: no tx_done_cleanup)" :
+		"TX done: tx_done_cleanup;";
+	for (port = 0; port < 2; port++) {
+		cr_assert(l2t_port_paths(out, port, line, sizeof(line)) != NULL,
+			  "no start line for port %u:\n%s", port,
+			  l2t_app_lines(out));
+		cr_log_info("%s", line);
+		for (i = 0; i < 3; i++)
+			cr_expect(strstr(line, want[i]) != NULL,
+				  "port %u: no \"%s\" in: %s", port, want[i], line);
+	}
+}
+
+/*
  * testpmd floods both of l2fwd-sirq's ports, then only receives while
  * l2fwd-sirq drains; both stop, the client side first (a virtio-user
  * port whose vhost-user server has gone gets SIGPIPE when it stops).
@@ -376,6 +406,7 @@ forward(const char *mode, bool l2fwd_on_virtio)
 		start_l2fwd(mode, false, report);
 		start_testpmd("flowgen", true);
 	}
+	expect_port_lines(l2fwd.buf, mode, l2fwd_on_virtio);
 
 	/* Both directions until each port has had MIN_TRAFFIC packets. */
 	command(&testpmd, "start");
