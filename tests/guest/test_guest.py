@@ -149,6 +149,9 @@ class Case:
 
     # --- the guest ---------------------------------------------------
     def runs(self):
+        if self.a.runs:
+            yield from self.a.runs
+            return
         for mode in self.a.modes:
             for policy in self.a.policies:
                 yield policy, mode
@@ -409,6 +412,9 @@ def main():
     ap.add_argument("--smp", type=int, default=2)
     ap.add_argument("--policies", default=",".join(POLICIES))
     ap.add_argument("--modes", default="poll,irq")
+    ap.add_argument("--runs", default="",
+                    help="POLICY:MODE,... instead of every policy in every mode; "
+                    "ignored when SIRQ_GUEST_MATRIX=full")
     ap.add_argument("--bursts", type=int, default=12)
     ap.add_argument("--burst", type=int, default=24, help="largest burst per port (sizes vary 1..N)")
     ap.add_argument("--gap-ms", type=float, default=300)
@@ -435,6 +441,24 @@ def main():
     for m in a.modes:
         if m not in ("poll", "irq"):
             ap.error("--modes: unknown mode %r (poll, irq)" % m)
+    # CI's guest suite runs the pairs meson gives; the full matrix of
+    # --policies and --modes is opt-in (SIRQ_GUEST_MATRIX=full).
+    matrix = os.environ.get("SIRQ_GUEST_MATRIX", "")
+    if matrix not in ("", "full"):
+        ap.error("SIRQ_GUEST_MATRIX=%r: only 'full' (every policy in every mode)" % matrix)
+    runs = []
+    for item in (x for x in a.runs.split(",") if x):
+        policy, sep, mode = item.partition(":")
+        if not sep or policy not in POLICIES or mode not in ("poll", "irq"):
+            ap.error("--runs: %r is not POLICY:MODE (policies %s; modes poll, irq)"
+                     % (item, ", ".join(POLICIES)))
+        if (policy, mode) in runs:
+            ap.error("--runs: %r twice" % item)
+        runs.append((policy, mode))
+    a.runs = [] if matrix == "full" else runs
+    if runs:
+        log("runs: %s%s" % (" ".join("%s:%s" % r for r in runs),
+                            " (ignored: SIRQ_GUEST_MATRIX=full)" if matrix == "full" else ""))
     if os.geteuid() != 0:
         log("skip: the guest lab runs as root")
         return SKIP
