@@ -6,6 +6,9 @@
 #   ./scripts/install-deps.sh --demo   what scripts/demo.sh needs: the build
 #                                      (meson configures every target, so
 #                                      Criterion too) and dpdk-testpmd
+#   ./scripts/install-deps.sh --roots  what scripts/debian-root.sh needs, so
+#                                      that scripts/test.sh can make the
+#                                      Debian roots while the rest installs
 set -euo pipefail
 
 # The build of libsirq, its apps, tools and tests; DPDK's dpdk-testpmd.
@@ -61,7 +64,8 @@ PKGS=(
 case ${1:-} in
 '') ;;
 --demo) PKGS=("${BUILD_PKGS[@]}") ;;
-*) echo "usage: $0 [--demo]" >&2; exit 2 ;;
+--roots) PKGS=(python3 mmdebstrap) ;;
+*) echo "usage: $0 [--demo|--roots]" >&2; exit 2 ;;
 esac
 
 missing=()

@@ -11,7 +11,27 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-./scripts/install-deps.sh
+# The Debian roots of the legs at the end (scripts/debian-root.sh), made
+# in the background when they are not cached yet, from here: while apt
+# installs the rest (dpkg keeps one CPU busy) and the first build
+# compiles. Waited for before any test runs: no test shares the machine
+# with them.
+./scripts/install-deps.sh --roots
+roots_log=$(mktemp)
+failures=$(mktemp)
+trap 'rm -f "$failures" "$roots_log"' EXIT
+( for leg in trixie forky; do scripts/debian-root.sh "$leg" >/dev/null & done; wait ) \
+	>"$roots_log" 2>&1 &
+roots_pid=$!
+wait_roots() {
+	[ -n "$roots_pid" ] || return 0
+	echo "== roots: waiting for scripts/debian-root.sh trixie, forky"
+	wait "$roots_pid" || true
+	sed 's/^/  /' "$roots_log"
+	roots_pid=""
+}
+
+./scripts/install-deps.sh || { rc=$?; wait_roots; exit "$rc"; }
 # Hugepages for the multi-process tests (tests/mp), reserved when they can
 # be; without them those tests say so and skip, and the rest runs as ever.
 ./scripts/hugepages.sh || echo "test: no hugepages; the mp suite will skip"
@@ -57,26 +77,8 @@ run_suite() {	# name builddir meson-setup-args... -- meson-test-args...
 
 passed=0
 failed=0
-# The failed tests' names, printed again at the end where CI's tail shows them.
-failures=$(mktemp)
-trap 'rm -f "$failures"' EXIT
-
-# The Debian roots of the legs at the end (scripts/debian-root.sh), made
-# while the first build compiles when they are not cached yet (most of
-# their time is the download and dpkg), and waited for before any test
-# runs: no test shares the machine with them.
-roots_log=$(mktemp)
-trap 'rm -f "$failures" "$roots_log"' EXIT
-( for leg in trixie forky; do scripts/debian-root.sh "$leg" >/dev/null & done; wait ) \
-	>"$roots_log" 2>&1 &
-roots_pid=$!
-wait_roots() {
-	[ -n "$roots_pid" ] || return 0
-	echo "== roots: waiting for scripts/debian-root.sh trixie, forky"
-	wait "$roots_pid" || true
-	sed 's/^/  /' "$roots_log"
-	roots_pid=""
-}
+# ($failures, made above: the failed tests' names, printed again at the
+# end where CI's tail shows them.)
 
 run_suite werror build-ci -Dwerror=true -Dbuildtype=debugoptimized --
 # Everything that runs on virtual devices; the install check is left out:
