@@ -111,6 +111,39 @@ class Expect:
         return self.name + self.op + self.value
 
 
+class NapiExpect:
+    """napi:FIELD>N or napi:FIELD=N for every NAPI context (Rx queue) of
+    the report's lcores: packets (taken from its queue), irqs (its own
+    Rx interrupts that woke the dispatcher)."""
+
+    RE = re.compile(r"^napi:(packets|irqs)(=|>)(\d+)$")
+
+    def __init__(self, spec):
+        m = self.RE.match(spec)
+        if not m:
+            raise argparse.ArgumentTypeError("%r: napi:packets>N, napi:irqs>N (or =N)" % spec)
+        self.name, self.op, self.value = m.group(1), m.group(2), int(m.group(3))
+
+    def check(self, report):
+        ctxs = [n for lc in report["lcores"] for n in lc["napi"]]
+        if not ctxs:
+            return "no NAPI context in the report"
+        bad = [n for n in ctxs
+               if not (n[self.name] > self.value if self.op == ">" else n[self.name] == self.value)]
+        spread = ", ".join("p%dq%d %d" % (n["port"], n["queue"], n[self.name]) for n in ctxs)
+        if bad:
+            return "%s per queue: %s; want each %s %d" % (self.name, spread, self.op, self.value)
+        log("%s per queue: %s" % (self.name, spread))
+        return None
+
+    def __str__(self):
+        return "napi:%s%s%d" % (self.name, self.op, self.value)
+
+
+def expectation(spec):
+    return NapiExpect(spec) if spec.startswith("napi:") else Expect(spec)
+
+
 class Monitor:
     """QEMU's human monitor on a unix socket."""
 
@@ -424,8 +457,10 @@ def main():
     ap.add_argument("--timeout", type=int, default=1800)
     ap.add_argument("--link-flap", action="store_true")
     ap.add_argument("--flap-s", type=float, default=1.0)
-    ap.add_argument("--expect", type=Expect, action="append", default=[])
-    ap.add_argument("--expect-irq", type=Expect, action="append", default=[])
+    ap.add_argument("--expect", type=expectation, action="append", default=[],
+                    help="COUNTER=N, COUNTER>N, COUNTER=all, or napi:FIELD>N for every queue")
+    ap.add_argument("--expect-irq", type=expectation, action="append", default=[],
+                    help="as --expect, in irq mode only")
     ap.add_argument("--eal", action="append", default=[], help="one more EAL argument")
     ap.add_argument("--app", action="append", default=[], help="one more l2fwd-sirq argument")
     ap.add_argument("--qemu-trace", action="append", default=[])
