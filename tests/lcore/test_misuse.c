@@ -124,6 +124,19 @@ Test(lcore_misuse, out_of_range_and_wrong_state_arguments_are_refused)
 	txq = sirq_lcore_add_tx_queue(lc, 0, 0);
 	cr_assert_geq(txq, 0);
 
+	/* What the PMD gives: a port or queue that does not exist. */
+	cr_expect_eq(sirq_rx_queue_work(9, 0), -EINVAL);
+	cr_expect_eq(sirq_rx_queue_work(0, 1), -EINVAL);
+	cr_expect_eq(sirq_rx_queue_work(RTE_MAX_ETHPORTS, 0), -EINVAL);
+	cr_expect_eq(sirq_tx_queue_cleanup(9, 0), -EINVAL);
+	cr_expect_eq(sirq_tx_queue_cleanup(0, 1), -EINVAL);
+	cr_expect_str_eq(sirq_rx_work_name(-EINVAL), "?");
+	cr_expect_str_eq(sirq_rx_work_name(SIRQ_RX_WORK_FETCH + 1), "?");
+	/* net_null has neither: the fallbacks. */
+	cr_expect_eq(sirq_rx_queue_work(0, 0), SIRQ_RX_WORK_FETCH);
+	cr_expect_str_eq(sirq_rx_work_name(SIRQ_RX_WORK_FETCH), "fetch");
+	cr_expect_eq(sirq_tx_queue_cleanup(0, 0), 0);
+
 	/* TX: a bad index, NULL packets, and outside the lcore's context. */
 	m = rte_pktmbuf_alloc(test_pool());
 	cr_assert_not_null(m);
