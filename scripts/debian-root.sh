@@ -3,7 +3,8 @@
 # libsirq's build and tests need there: `mmdebstrap --variant=apt`.
 #
 #   trixie  Debian 13, DPDK 24.11, gcc 14: the build, every suite that
-#           boots no guest, the Debian packages and lintian
+#           boots no guest, the Debian packages and lintian; QEMU 10 for
+#           the guest lab's igb (scripts/guest.sh)
 #   forky   Debian testing, DPDK 25.11, gcc 16: the build and the unit,
 #           lcore and sim suites
 #
@@ -69,6 +70,9 @@ trixie)
 		debhelper
 		help2man
 		lintian
+		# QEMU 10 for the guest lab's igb (the 82576, QEMU 8.0 and later;
+		# Debian 12 has 7.2): scripts/guest.sh runs it from this root
+		qemu-system-x86
 	)
 	;;
 forky)

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The guest lab: boot a Linux kernel under QEMU with this machine's root
-# file system read-only over virtiofs, run one command in it as root, and
+# file system read-only over virtiofs (or 9p), run one command in it as root, and
 # return that command's output (on stdout) and exit status.
 #
 #   scripts/guest.sh [options] [--] CMD [ARG...]
@@ -11,8 +11,11 @@
 # clone there) is shared again, read-only, at its path. Before CMD the guest loads
 # vfio-pci, reserves hugepages (scripts/hugepages.sh) and binds every NIC
 # given with --nic to vfio-pci with dpdk-devbind.py, as a user does.
-# NIC i (from 0) is PCI device 0000:00:0<3+i>.0 in the guest; CMD sees
-# them in GUEST_NICS (space-separated BDFs) and OUT in GUEST_OUT.
+# NIC i (from 0) is PCI device 0000:00:0<3+i>.0 in the guest, but an igb,
+# which sits behind a PCIe root port of its own at that slot (its SR-IOV
+# VFs take device numbers on the port's bus): 0000:0<b>:00.0, b counting
+# the igbs from 1 in NIC order. CMD sees them in GUEST_NICS
+# (space-separated BDFs) and OUT in GUEST_OUT.
 #
 # Options:
 #   --nic SPEC      a NIC model and its backend on this machine, repeatable:
@@ -22,10 +25,12 @@
 #                     MODEL,tap=NAME[,queues=N]  a tap NAME on this machine
 #                                      (no address; multi-queue with N)
 #                   MODEL: e1000e (Intel 82574L), virtio (virtio-net-pci,
-#                   modern only, through the vIOMMU), vmxnet3
+#                   modern only, through the vIOMMU), vmxnet3, igb (Intel
+#                   82576: QEMU 8.0 or later, below)
 #   --no-bind       leave the NICs on their kernel driver (or none)
 #   --kernel FILE   the guest's kernel (default: Debian's newest 6.1 image
-#                   in /boot); its modules come from /lib/modules/<release>
+#                   in /boot; with 9p, scripts/kernel-fetch.sh 7.x's); its
+#                   modules come from /lib/modules/<release>
 #                   if it has any, else it must have virtiofs built in. An
 #                   image extracted from Debian's packages elsewhere
 #                   (scripts/kernel-fetch.sh: DIR/boot/vmlinuz-<release>)
@@ -47,7 +52,19 @@
 #
 # Environment: GUEST_ACCEL=kvm|tcg|auto (default auto: KVM where a guest
 # really boots on it, found by one probe boot whose verdict is cached, else
-# TCG), GUEST_CACHE (default /var/cache/libsirq-guest: initramfs, probe).
+# TCG), GUEST_CACHE (default /var/cache/libsirq-guest: initramfs, probe),
+# GUEST_QEMU_ROOT=DIR (a Debian root whose QEMU to run, below),
+# GUEST_FS=virtiofs|9p (how the guest reaches this machine's files).
+#
+# QEMU: this machine's, unless a NIC model needs a newer one (igb, which
+# QEMU has from 8.0 on; Debian 12's is 7.2). Then the guest runs Debian
+# 13's QEMU from the root that scripts/debian-root.sh trixie makes (or
+# GUEST_QEMU_ROOT), through that root's own loader and libraries, with
+# that root's firmware, and the shares go over 9p, which QEMU serves
+# itself: under QEMU 10's TCG a virtiofs root gave the guest stale code
+# (virtiofsd writes file data into guest memory behind TCG). Debian 12's cloud kernel has no 9p, so such a guest runs
+# Debian 13's generic kernel (scripts/kernel-fetch.sh 7.x) unless
+# --kernel says otherwise.
 #
 # Exit status: CMD's; 124 on timeout; 125 when the guest did not run CMD
 # (boot failure: the console's tail goes to stderr); 77 when QEMU or the
@@ -101,12 +118,58 @@ if ! command -v qemu-system-x86_64 >/dev/null || [ ! -x /usr/lib/qemu/virtiofsd 
 	say "qemu-system-x86_64 or virtiofsd missing and not installable here"
 	exit 77
 fi
+[ "$(id -u)" -eq 0 ] || { say "the guest lab runs as root (virtiofsd, vfio in the guest)"; exit 77; }
+
+# QEMU's command: this machine's, or a root's (see the header).
+qemu_bin=(qemu-system-x86_64)
+fs=${GUEST_FS:-virtiofs}	# how the guest reaches this machine's files
+need_new_qemu=0
+for spec in "${nics[@]}"; do
+	case ${spec%%,*} in igb) need_new_qemu=1 ;; esac
+done
+host_qemu_major=$(qemu-system-x86_64 --version | sed -n 's/^QEMU emulator version \([0-9]*\)\..*/\1/p')
+if [ -n "${GUEST_QEMU_ROOT:-}" ] || { [ "$need_new_qemu" = 1 ] && [ "${host_qemu_major:-0}" -lt 8 ]; }; then
+	qroot=${GUEST_QEMU_ROOT:-}
+	if [ -z "$qroot" ]; then
+		say "igb needs QEMU 8.0 or later, this machine has ${host_qemu_major:-?}: Debian 13's, from its root"
+		rc=0
+		qroot=$("$top/scripts/debian-root.sh" trixie) || rc=$?
+		if [ "$rc" -ne 0 ]; then
+			say "no Debian 13 root (scripts/debian-root.sh trixie exit $rc): no QEMU for igb"
+			exit 77
+		fi
+	fi
+	[ -x "$qroot/usr/bin/qemu-system-x86_64" ] ||
+		{ say "$qroot has no usr/bin/qemu-system-x86_64"; exit 77; }
+	qloader=("$qroot/lib64/ld-linux-x86-64.so.2"
+		--library-path "$qroot/lib/x86_64-linux-gnu:$qroot/usr/lib/x86_64-linux-gnu")
+	qemu_bin=("${qloader[@]}" "$qroot/usr/bin/qemu-system-x86_64"
+		-L "$qroot/usr/share/qemu" -L "$qroot/usr/share/seabios")
+	export QEMU_MODULE_DIR=$qroot/usr/lib/x86_64-linux-gnu/qemu
+	# Under QEMU 10's TCG a virtiofs root hands the guest stale code:
+	# virtiofsd, another process, writes file data straight into guest
+	# memory, and TCG keeps the code it translated from what a page held
+	# before (the guest's PID 1 and ip died on SIGSEGV, with Debian 12's
+	# C virtiofsd and with Debian 13's Rust one, kernels 6.1 and 7.3).
+	# 9p is served by QEMU itself, whose writes drop that code.
+	fs=${GUEST_FS:-9p}
+fi
+case $fs in virtiofs | 9p) ;; *) die "GUEST_FS must be virtiofs or 9p, not '$fs'" ;; esac
+[ "$fs" = virtiofs ] && [ ${#qemu_bin[@]} -gt 1 ] &&
+	say "warning: virtiofs under a root's QEMU: under TCG the guest may run stale code"
+
+# The kernel: Debian 12's cloud image, which has virtiofs but no 9p; for
+# 9p, Debian 13's generic 7.x (scripts/kernel-fetch.sh, cached).
+if [ -z "$kernel" ] && [ "$fs" = 9p ]; then
+	rc=0
+	kernel=$("$top/scripts/kernel-fetch.sh" 7.x) || rc=$?
+	[ "$rc" -eq 0 ] || { say "no kernel with 9p (scripts/kernel-fetch.sh 7.x exit $rc)"; exit 77; }
+fi
 if [ -z "$kernel" ]; then
 	kernel=$(ls -v /boot/vmlinuz-6.1.*-amd64 2>/dev/null | tail -n 1) || true
 	[ -n "$kernel" ] || { say "no Debian 6.1 kernel in /boot (linux-image-cloud-amd64)"; exit 77; }
 fi
 [ -r "$kernel" ] || die "--kernel: cannot read '$kernel'"
-[ "$(id -u)" -eq 0 ] || { say "the guest lab runs as root (virtiofsd, vfio in the guest)"; exit 77; }
 
 # The release, from the bzImage's setup header (boot protocol 2.00+:
 # "HdrS" at 0x202, the version string's offset - 0x200 at 0x20e).
@@ -191,8 +254,9 @@ if [ ! -s "$initrd" ]; then
 			*) cp "$f" "$ir/lib/modules/$m.ko" ;;
 			esac
 			mods+=("$m")
-		done < <(modprobe -d "$modroot" -S "$release" -a --show-depends virtio_pci virtiofs 2>/dev/null |
-			awk '$1 == "insmod" { print $2 }')
+		done < <(for m in virtio_pci virtiofs 9p 9pnet_virtio; do
+			modprobe -d "$modroot" -S "$release" --show-depends "$m" 2>/dev/null
+		done | awk '$1 == "insmod" { print $2 }')
 	fi
 	cat >"$ir/init" <<EOF
 #!/bin/busybox sh
@@ -205,7 +269,18 @@ mount -t devtmpfs dev /dev
 echo "guest: init"
 case " \$(cat /proc/cmdline) " in *" guest_probe=1 "*) reboot -f ;; esac
 for m in ${mods[*]-}; do insmod /lib/modules/\$m.ko || echo "guest: insmod \$m failed"; done
-mount -t virtiofs -o ro root /newroot || fail "cannot mount the host's root over virtiofs"
+# This machine's directories, over virtiofs or 9p (guest_fs=).
+fs=\$(tr ' ' '\\n' </proc/cmdline | sed -n 's/^guest_fs=//p')
+share() {	# TAG DIR ro|rw
+	if [ "\$fs" = 9p ]; then
+		o=trans=virtio,version=9p2000.L,msize=512000
+		[ "\$3" = ro ] && o=\$o,ro,cache=loose
+		mount -t 9p -o "\$o" "\$1" "\$2"
+	else
+		mount -t virtiofs -o "\$3" "\$1" "\$2"
+	fi
+}
+share root /newroot ro || fail "cannot mount the host's root over \${fs:-virtiofs}"
 r=/newroot
 mount -t proc proc \$r/proc
 mount -t sysfs sys \$r/sys
@@ -221,7 +296,7 @@ mount -t debugfs debugfs \$r/sys/kernel/debug 2>/dev/null
 # when that path is under /tmp or /run, which the mounts above hide).
 ctl=\$(tr ' ' '\\n' </proc/cmdline | sed -n 's/^guest_ctl=//p')
 mkdir -p /share
-mount -t virtiofs out /share || fail "no 'out' share"
+share out /share rw || fail "no 'out' share"
 [ -n "\$ctl" ] && [ -f "/share/\$ctl/env" ] || fail "no control directory '\$ctl' in the share"
 out=\$(sed -n 's/^GUEST_OUT=//p' "/share/\$ctl/env")
 top=\$(sed -n 's/^GUEST_TOP=//p' "/share/\$ctl/env")
@@ -232,11 +307,11 @@ umount /share
 i=0
 for d in \$hidden; do
 	mkdir -p "\$r\$d"
-	mount -t virtiofs -o ro "hidden\$i" "\$r\$d" || fail "cannot mount \$d"
+	share "hidden\$i" "\$r\$d" ro || fail "cannot mount \$d"
 	i=\$((i + 1))
 done
 mkdir -p "\$r\$out" 2>/dev/null
-mount -t virtiofs out "\$r\$out" || fail "cannot mount the share at \$out"
+share out "\$r\$out" rw || fail "cannot mount the share at \$out"
 # The modules of a kernel extracted elsewhere (kernel-fetch.sh), at
 # /lib/modules/<release> (a tmpfs hides the host's others).
 mods=\$(sed -n 's/^GUEST_MODULES=//p' "\$r\$out/\$ctl/env")
@@ -272,7 +347,13 @@ mkdir -p "$ctl"
 	printf 'GUEST_BIND=%q\n' "$bind"
 	printf 'GUEST_HUGEPAGES=%q\n' "$hugepages"
 	bdfs=()
-	for i in "${!nics[@]}"; do bdfs+=("0000:00:0$((3 + i)).0"); done
+	nb_ports=0
+	for i in "${!nics[@]}"; do
+		case ${nics[$i]%%,*} in
+		igb) nb_ports=$((nb_ports + 1)); bdfs+=("0000:0$nb_ports:00.0") ;;
+		*) bdfs+=("0000:00:0$((3 + i)).0") ;;
+		esac
+	done
 	printf 'GUEST_NICS=%q\n' "${bdfs[*]-}"
 } >"$ctl/env"
 
@@ -280,7 +361,7 @@ mkdir -p "$ctl"
 # right after the BIOS (seen on this kind of machine), so a probe boot
 # decides once, and its verdict is cached.
 accel=${GUEST_ACCEL:-auto}
-qver=$(qemu-system-x86_64 --version | head -n 1 | tr -cd '[:alnum:]._')
+qver=$("${qemu_bin[@]}" --version | head -n 1 | tr -cd '[:alnum:]._')
 probe=$cache/kvm-probe-$qver
 if [ "$accel" = auto ]; then
 	if [ ! -c /dev/kvm ] || ! { exec 9<>/dev/kvm; } 2>/dev/null; then
@@ -289,7 +370,7 @@ if [ "$accel" = auto ]; then
 		accel=$(cut -d' ' -f1 "$probe") why="cached probe: $(cut -d' ' -f2- "$probe")"
 	else
 		say "probing KVM: one boot to the initramfs (verdict cached in $probe)"
-		(timeout 30 qemu-system-x86_64 -nodefaults -display none -no-reboot \
+		(timeout 30 "${qemu_bin[@]}" -nodefaults -display none -no-reboot \
 			-machine q35 -m 512 -accel kvm -cpu host -kernel "$kernel" \
 			-initrd "$initrd" -append "console=ttyS0 guest_probe=1" \
 			-serial "file:$run/probe.log" </dev/null >/dev/null 2>&1 || true) 2>/dev/null
@@ -305,43 +386,47 @@ if [ "$accel" = auto ]; then
 fi
 case $accel in
 kvm) accel_args=(-accel kvm -cpu host) ;;
-tcg) accel_args=(-accel tcg,thread=multi -cpu max) ;;
+tcg) accel_args=(-accel tcg,thread=multi -cpu "${GUEST_CPU:-max}") ;;
 *) die "GUEST_ACCEL must be kvm, tcg or auto, not '$accel'" ;;
 esac
 
-# virtiofsd: the host's root (the guest mounts it read-only) and OUT.
-tags=()
-start_fs() {	# tag dir
-	tags+=("$1")
-	/usr/lib/qemu/virtiofsd --socket-path="$run/$1.sock" -o source="$2" \
-		-o cache=auto -o sandbox=chroot >"$run/$1.log" 2>&1 &
-	pids+=($!)
-}
-start_fs root /
-start_fs out "$out"
-for i in "${!hidden[@]}"; do start_fs "hidden$i" "${hidden[$i]}"; done
-for _ in $(seq 100); do
-	ready=1
-	for t in "${tags[@]}"; do [ -S "$run/$t.sock" ] || ready=0; done
-	[ "$ready" = 1 ] && break
-	sleep 0.05
-done
-
-qemu=(qemu-system-x86_64 -nodefaults -display none -no-reboot
+# The shares: the host's root (the guest mounts it read-only), OUT, and
+# the hidden trees; through virtiofsd (one a share, PCI slots 0x10, 0x11,
+# 0x18...) or QEMU's own 9p server.
+qemu=("${qemu_bin[@]}" -nodefaults -display none -no-reboot
 	-machine q35,kernel-irqchip=split -m "$mem" -smp "$smp"
 	-object memory-backend-memfd,id=mem,size="${mem}M",share=on -numa node,memdev=mem
 	-device intel-iommu,intremap=on,caching-mode=on
 	-kernel "$kernel" -initrd "$initrd"
-	-chardev socket,id=fsroot,path="$run/root.sock"
-	-device vhost-user-fs-pci,chardev=fsroot,tag=root,bus=pcie.0,addr=0x10
-	-chardev socket,id=fsout,path="$run/out.sock"
-	-device vhost-user-fs-pci,chardev=fsout,tag=out,bus=pcie.0,addr=0x11
 	-serial "file:$console"
 	-chardev "file,id=cmdout,path=$run/cmd.out" -serial chardev:cmdout)
-for i in "${!hidden[@]}"; do
-	qemu+=(-chardev "socket,id=fshidden$i,path=$run/hidden$i.sock"
-		-device "vhost-user-fs-pci,chardev=fshidden$i,tag=hidden$i,bus=pcie.0,addr=0x$((18 + i))")
-done
+tags=()
+share() {	# TAG DIR ro|rw SLOT
+	tags+=("$1")
+	if [ "$fs" = 9p ]; then
+		local o="local,id=fs$1,path=$2,security_model=passthrough,multidevs=remap"
+		[ "$3" = rw ] || o+=",readonly=on"
+		qemu+=(-fsdev "$o"
+			-device "virtio-9p-pci,fsdev=fs$1,mount_tag=$1,bus=pcie.0,addr=$4")
+		return
+	fi
+	/usr/lib/qemu/virtiofsd --socket-path="$run/$1.sock" -o source="$2" \
+		-o cache=auto -o sandbox=chroot >"$run/$1.log" 2>&1 &
+	pids+=($!)
+	qemu+=(-chardev "socket,id=fs$1,path=$run/$1.sock"
+		-device "vhost-user-fs-pci,chardev=fs$1,tag=$1,bus=pcie.0,addr=$4")
+}
+share root / ro 0x10
+share out "$out" rw 0x11
+for i in "${!hidden[@]}"; do share "hidden$i" "${hidden[$i]}" ro "0x$((18 + i))"; done
+if [ "$fs" = virtiofs ]; then
+	for _ in $(seq 100); do
+		ready=1
+		for t in "${tags[@]}"; do [ -S "$run/$t.sock" ] || ready=0; done
+		[ "$ready" = 1 ] && break
+		sleep 0.05
+	done
+fi
 [ -n "$monitor" ] && qemu+=(-monitor "unix:$monitor,server=on,wait=off")
 for t in "${traces[@]}"; do qemu+=(-trace "enable=$t"); done
 [ ${#traces[@]} -eq 0 ] || qemu+=(-D "$out/qemu-trace.log")
@@ -383,7 +468,12 @@ for i in "${!nics[@]}"; do
 		[ "$queues" -gt 1 ] && dev+=",mq=on,rss=on,vectors=$((2 * queues + 2))"
 		;;
 	vmxnet3) dev="vmxnet3,netdev=nic$i,$dev_addr" ;;
-	*) die "--nic '$spec': unknown model '$model' (e1000e, virtio, vmxnet3)" ;;
+	# The 82576: 16 queue pairs, RSS computed by QEMU whatever the
+	# backend, an MSI-X vector per queue.
+	igb)
+		qemu+=(-device "pcie-root-port,id=rp$i,bus=pcie.0,addr=0x$((3 + i)),chassis=$((1 + i))")
+		dev="igb,netdev=nic$i,bus=rp$i,addr=0x0" ;;
+	*) die "--nic '$spec': unknown model '$model' (e1000e, virtio, vmxnet3, igb)" ;;
 	esac
 	qemu+=(-netdev "$backend,id=nic$i" -device "$dev,mac=52:54:00:12:34:$(printf %02x $((0x56 + i)))")
 done
@@ -391,7 +481,7 @@ done
 # init_on_alloc=0: Debian zeroes every page it allocates, which under TCG
 # takes seconds for the hugepages; hugepages=N reserves them at boot.
 cmdline="console=ttyS0 intel_iommu=on iommu=pt panic=-1 quiet init_on_alloc=0"
-cmdline+=" hugepages=$hugepages guest_ctl=${ctl##*/} $append"
+cmdline+=" hugepages=$hugepages guest_ctl=${ctl##*/} guest_fs=$fs $append"
 
 say "kernel $release, $accel${why:+ ($why)}, $smp CPUs, $mem MB, ${#nics[@]} NICs"
 

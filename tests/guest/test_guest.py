@@ -176,7 +176,11 @@ class Case:
             # QEMU sends to A (we listen there) and listens on B.
             self.udp = [(ports[2 * i], ports[2 * i + 1]) for i in range(self.nics)]
             self.specs = ["udp=%d:%d" % p for p in self.udp]
-        self.bdfs = ["0000:00:%02x.0" % (3 + i) for i in range(self.nics)]
+        # scripts/guest.sh's: an igb sits behind a root port, on bus 1, 2...
+        if a.model == "igb":
+            self.bdfs = ["0000:%02x:00.0" % (1 + i) for i in range(self.nics)]
+        else:
+            self.bdfs = ["0000:00:%02x.0" % (3 + i) for i in range(self.nics)]
         self.macs = [nicpeer.mac_bytes("52:54:00:12:34:%02x" % (0x56 + i))
                      for i in range(self.nics)]
 
@@ -436,7 +440,7 @@ class Case:
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--model", required=True, choices=["e1000e", "virtio", "vmxnet3"])
+    ap.add_argument("--model", required=True, choices=["e1000e", "virtio", "vmxnet3", "igb"])
     ap.add_argument("--l2fwd", default=os.environ.get("L2FWD_SIRQ", os.path.join(TOP, "build", "apps", "l2fwd-sirq", "l2fwd-sirq")))
     ap.add_argument("--nics", type=int, default=2)
     ap.add_argument("--queues", type=int, default=1, help="Rx queues per port (RSS; a multi-queue tap backend)")
