@@ -8,11 +8,14 @@
 #   run-N.done    the host has its books; stop with SIGINT (host side)
 #   run-N.json    l2fwd-sirq's report, run-N.log its output, run-N.rc its
 #                 exit status (this side)
+# Then, with AFTER and DIR/after.args, AFTER runs once with those
+# arguments: after.json its stdout, after.log its stderr, after.rc its
+# exit status (tests/guest/tx_tracked.c).
 # Exits 0 when every run exited 0.
 #
-#   fwd-runs.sh DIR L2FWD_SIRQ
+#   fwd-runs.sh DIR L2FWD_SIRQ [AFTER]
 set -u
-dir=$1 l2fwd=$2
+dir=$1 l2fwd=$2 after=${3:-}
 wait_s=${FWD_RUN_WAIT_S:-600}
 
 # The host polls for these files: each appears whole, or not at all.
@@ -46,4 +49,12 @@ while [ -f "$dir/run-$n.args" ]; do
 	[ "$rc" -eq 0 ] || rc_all=1
 	n=$((n + 1))
 done
+if [ -n "$after" ] && [ -f "$dir/after.args" ]; then
+	mapfile -t argv <"$dir/after.args"
+	echo "fwd-runs: after: ${after##*/} ${argv[*]}"
+	rc=0
+	timeout -k 5 "$wait_s" "$after" "${argv[@]}" >"$dir/after.json" 2>"$dir/after.log" || rc=$?
+	put "$dir/after.rc" "$rc"
+	echo "fwd-runs: after: exit $rc"
+fi
 exit "$rc_all"

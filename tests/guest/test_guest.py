@@ -26,6 +26,7 @@ import argparse
 import json
 import os
 import re
+import shlex
 import shutil
 import socket
 import subprocess
@@ -160,10 +161,14 @@ class Monitor:
 
 
 class Case:
-    def __init__(self, a):
+    def __init__(self, a, phases):
         self.a = a
+        self.phases = phases
         self.nics = a.nics
-        self.tap = a.queues > 1 or a.tap
+        # Several queues need a multi-queue tap backend, but on igb, whose
+        # model computes RSS itself whatever the backend.
+        self.queues = max(p.queues for p in phases)
+        self.tap = a.tap or (self.queues > 1 and a.model != "igb")
         self.dir = tempfile.mkdtemp(prefix="guest-%s-" % a.model, dir=a.workdir)
         self.case = os.path.join(self.dir, "case")
         os.makedirs(self.case)
@@ -186,32 +191,41 @@ class Case:
 
     # --- the guest ---------------------------------------------------
     def runs(self):
-        if self.a.runs:
-            yield from self.a.runs
-            return
-        for mode in self.a.modes:
-            for policy in self.a.policies:
-                yield policy, mode
+        """(phase, policy, mode) for each run, in order."""
+        for p in self.phases:
+            if p.runs:
+                for policy, mode in p.runs:
+                    yield p, policy, mode
+                continue
+            for mode in p.modes:
+                for policy in p.policies:
+                    yield p, policy, mode
 
     def write_runs(self):
-        lcores = ",".join(str(i) for i in range(self.a.lcores))
-        for n, (policy, mode) in enumerate(self.runs(), 1):
+        for n, (p, policy, mode) in enumerate(self.runs(), 1):
+            lcores = ",".join(str(i) for i in range(p.lcores))
             argv = ["-l", lcores, "--file-prefix", "g%d" % n, "--log-level", "lib.eal:notice"]
             for b in self.bdfs:
                 argv += ["-a", b]
-            argv += self.a.eal
+            argv += p.eal
             argv += ["--", "-p", "0x%x" % ((1 << self.nics) - 1), "-T", "0",
                      "--policy", policy, "--mode", mode]
-            if self.a.queues > 1:
-                argv += ["--rxq", str(self.a.queues)]
-            argv += self.a.app
+            if p.queues > 1:
+                argv += ["--rxq", str(p.queues)]
+            argv += p.app
             with open(os.path.join(self.case, "run-%d.args" % n), "w") as f:
+                f.write("\n".join(argv) + "\n")
+        if self.a.tx_tracked:
+            # NIC 0 alone, after the runs: its TX completions (tx_tracked.c).
+            argv = ["-l", "0,1", "--file-prefix", "gtx", "--log-level", "lib.eal:notice",
+                    "-a", self.bdfs[0], "--", "--pkts", str(self.a.tx_tracked)]
+            with open(os.path.join(self.case, "after.args"), "w") as f:
                 f.write("\n".join(argv) + "\n")
 
     def make_taps(self):
         for t in self.taps:
             subprocess.run(["ip", "tuntap", "add", "dev", t, "mode", "tap"] +
-                           (["multi_queue"] if self.a.queues > 1 else []), check=True)
+                           (["multi_queue"] if self.queues > 1 else []), check=True)
             # Nothing of this machine's own (IPv6 solicitations) into the guest.
             with open("/proc/sys/net/ipv6/conf/%s/disable_ipv6" % t, "w") as f:
                 f.write("1")
@@ -225,8 +239,8 @@ class Case:
         nic_args = []
         for s in self.specs:
             spec = "%s,%s" % (self.a.model, s)
-            if self.a.queues > 1:
-                spec += ",queues=%d" % self.a.queues
+            if self.tap and self.queues > 1:
+                spec += ",queues=%d" % self.queues
             nic_args += ["--nic", spec]
         self.mon = os.path.join(self.dir, "mon.sock")
         cmd = [os.path.join(TOP, "scripts", "guest.sh"), "--out", self.dir,
@@ -235,6 +249,8 @@ class Case:
         for t in self.a.qemu_trace:
             cmd += ["--qemu-trace", t]
         cmd += ["--", "bash", os.path.join(HERE, "fwd-runs.sh"), self.case, self.a.l2fwd]
+        if self.a.tx_tracked:
+            cmd.append(self.a.tx_tracked_bin)
         log("guest: " + " ".join(cmd))
         self.guest_log = open(os.path.join(self.dir, "guest.log"), "w")
         self.guest = subprocess.Popen(cmd, stdout=self.guest_log, stderr=subprocess.STDOUT)
@@ -255,8 +271,7 @@ class Case:
             return [tap_drops(t) for t in self.taps]
         return [udp_drops(b) for _a, b in self.udp]
 
-    def traffic(self, peer):
-        a = self.a
+    def traffic(self, peer, a):
         if not peer.warm_up(timeout_s=a.warmup_s):
             return "no frame came back within %d s" % a.warmup_s
         flows = 4096 if a.queues > 1 else None
@@ -284,7 +299,7 @@ class Case:
         peer.wait_quiet(a.quiet_s, 120)
         return None
 
-    def check(self, n, policy, mode, books, report, rc, drops):
+    def check(self, a, policy, mode, books, report, rc, drops):
         fails = []
         if rc != 0:
             fails.append("l2fwd-sirq exit %s" % rc)
@@ -324,8 +339,8 @@ class Case:
                              % (i, src["rx"], i ^ 1, rp["tx"], rp["link_down_drops"]))
             if rp["tx"] != bp["out_of_guest"]:
                 fails.append("port %d: l2fwd tx %d, %d came out of the NIC" % (i, rp["tx"], bp["out_of_guest"]))
-        expects = list(self.a.expect) + (list(self.a.expect_irq) if mode == "irq" else [])
-        if self.a.link_flap:
+        expects = list(a.expect) + (list(a.expect_irq) if mode == "irq" else [])
+        if a.link_flap:
             expects.append(Expect("link_down_drops>0"))
         for e in expects:
             if e.name == "link_down_drops":
@@ -336,16 +351,16 @@ class Case:
             why = e.check(report)
             if why:
                 fails.append(why)
-        if self.a.lcores > 1:
+        if a.lcores > 1:
             for lc in report["lcores"]:
                 if lc["rx_packets"] == 0:
                     fails.append("lcore %d received nothing (RSS)" % lc["lcore"])
         return fails
 
-    def run_one(self, n, policy, mode):
+    def run_one(self, n, a, policy, mode):
         ready = os.path.join(self.case, "run-%d.ready" % n)
         runlog = os.path.join(self.case, "run-%d.log" % n)
-        if not self.wait_file(ready, self.a.start_s) or open(ready).read().strip() != "up":
+        if not self.wait_file(ready, a.start_s) or open(ready).read().strip() != "up":
             tail = open(runlog).read()[-2000:] if os.path.exists(runlog) else ""
             open(os.path.join(self.case, "run-%d.done" % n), "w").close()
             fails = ["l2fwd-sirq did not start; its output ends:\n" + tail]
@@ -354,9 +369,9 @@ class Case:
             return fails
         before = self.drops()
         peer = nicpeer.Peer(self.specs, {i: i ^ 1 for i in range(self.nics)}, self.macs,
-                            seed=n, burst_max=self.a.burst)
+                            seed=n, burst_max=a.burst)
         try:
-            why = self.traffic(peer)
+            why = self.traffic(peer, a)
             books = peer.books()
         finally:
             peer.close()
@@ -375,9 +390,39 @@ class Case:
         with open(os.path.join(self.dir, "books-%d.json" % n), "w") as f:
             json.dump({"policy": policy, "mode": mode, "books": books, "drops": drops}, f, indent=1)
         fails = [why] if why else []
-        fails += self.check(n, policy, mode, books, report, rc, drops)
+        fails += self.check(a, policy, mode, books, report, rc, drops)
         self.results.append({"run": n, "policy": policy, "mode": mode, "fails": fails,
                              "books": books, "drops": drops, "report": report})
+        return fails
+
+    def check_tx_tracked(self):
+        """tx_tracked.c's run on NIC 0: every tracked packet completed,
+        through the PMD's tx_done_cleanup, the last ones with no traffic
+        after them, and every mbuf back."""
+        path = os.path.join(self.case, "after.json")
+        try:
+            rc = int(open(os.path.join(self.case, "after.rc")).read())
+            r = json.loads(open(path).read().strip().splitlines()[-1])
+        except (OSError, ValueError, IndexError):
+            out = os.path.join(self.case, "after.log")
+            tail = open(out).read()[-2000:] if os.path.exists(out) else ""
+            return ["tx_tracked: no result; its output ends:\n" + tail]
+        self.results.append({"run": "tx_tracked", "report": r, "rc": rc})
+        log("tx_tracked on %s: way %s, %d sent, %d completed (last %.1f ms after the last send), "
+            "tx_done_cleanup %d calls freed %d, exit %d" % (
+                r["driver"], r["way"], r["sent"], r["completed"], r["last_completion_ms"],
+                r["tx_done_cleanup_calls"], r["tx_done_cleanup_pkts"], rc))
+        fails = []
+        if rc != 0:
+            fails.append("tx_tracked exit %d" % rc)
+        if r["way"] != "tx_done_cleanup":
+            fails.append("tx_tracked: completion by %s, not the PMD's tx_done_cleanup" % r["way"])
+        if r["sent"] != self.a.tx_tracked or r["completed"] != r["sent"]:
+            fails.append("tx_tracked: %d of %d sent, %d completed" % (r["sent"], self.a.tx_tracked, r["completed"]))
+        if r["tx_done_cleanup_pkts"] <= 0:
+            fails.append("tx_tracked: tx_done_cleanup freed nothing (%d calls)" % r["tx_done_cleanup_calls"])
+        if r["mbufs_in_use"] != 0:
+            fails.append("tx_tracked: %d mbufs out of the pool" % r["mbufs_in_use"])
         return fails
 
     def counters_line(self, r):
@@ -404,14 +449,14 @@ class Case:
         try:
             self.start_guest()
             failed = 0
-            for n, (policy, mode) in enumerate(self.runs(), 1):
+            for n, (ph, policy, mode) in enumerate(self.runs(), 1):
                 t0 = time.monotonic()
-                fails = self.run_one(n, policy, mode)
+                fails = self.run_one(n, ph, policy, mode)
                 r = self.results[-1]
                 b = r["books"]
-                sent = sum(p["sent"]["data"] for p in b["ports"]) if b else 0
-                log("%-10s %-4s %s in %.0f s: %d data frames, %s" % (
-                    policy, mode, "FAIL" if fails else "ok", time.monotonic() - t0, sent,
+                sent = sum(bp["sent"]["data"] for bp in b["ports"]) if b else 0
+                log("%s%-10s %-4s %s in %.0f s: %d data frames, %s" % (
+                    ph.label, policy, mode, "FAIL" if fails else "ok", time.monotonic() - t0, sent,
                     self.counters_line(r)))
                 for f in fails:
                     log("    " + f)
@@ -432,6 +477,11 @@ class Case:
             log("the guest exited %d after %d of %d runs; its log:" % (rc, len(self.results), len(list(self.runs()))))
             print(glog[-3000:])
             failed += 1
+        if self.a.tx_tracked:
+            fails = self.check_tx_tracked()
+            for f in fails:
+                log("    " + f)
+            failed += bool(fails)
         if self.a.json:
             with open(self.a.json, "w") as f:
                 json.dump({"model": self.a.model, "results": self.results}, f, indent=1)
@@ -471,7 +521,50 @@ def main():
     ap.add_argument("--workdir", default=None)
     ap.add_argument("--keep", action="store_true", help="keep the case directory")
     ap.add_argument("--json", default=None)
+    ap.add_argument("--phase", action="append", default=[], metavar="'ARGS'",
+                    help="a set of runs with their own run options (--runs, --queues, "
+                    "--lcores, --bursts, --link-flap, --expect...), after the runs of the "
+                    "command line's, in the same guest; repeatable")
+    ap.add_argument("--no-main-runs", action="store_true",
+                    help="only the --phase runs")
+    ap.add_argument("--tx-tracked", type=int, default=0, metavar="N",
+                    help="after the runs, N tracked sends on NIC 0 (tests/guest/tx_tracked.c, "
+                    "$GUEST_TX_TRACKED) whose completions must come from the PMD's tx_done_cleanup")
     a = ap.parse_args()
+    phases = [] if a.no_main_runs else [a]
+    for i, text in enumerate(a.phase, 1):
+        ph = ap.parse_args(shlex.split(text) + ["--model", a.model])
+        if ph.phase or ph.tx_tracked or ph.nics != a.nics or ph.smp != a.smp:
+            ap.error("--phase %r: run options only" % text)
+        ph.label = "[%d] " % i
+        phases.append(ph)
+    if not phases:
+        ap.error("--no-main-runs needs a --phase")
+    a.label = ""
+    for ph in phases:
+        settle(ap, ph)
+    if a.tx_tracked:
+        a.tx_tracked_bin = os.environ.get("GUEST_TX_TRACKED", "")
+        if not os.access(a.tx_tracked_bin, os.X_OK):
+            ap.error("--tx-tracked: GUEST_TX_TRACKED=%r is not an executable" % a.tx_tracked_bin)
+    if os.geteuid() != 0:
+        log("skip: the guest lab runs as root")
+        return SKIP
+    if not os.access(a.l2fwd, os.X_OK):
+        ap.error("--l2fwd: %s is not an executable" % a.l2fwd)
+    case = Case(a, phases)
+    try:
+        rc = case.run()
+    finally:
+        if a.keep or os.environ.get("GUEST_KEEP"):
+            log("kept " + case.dir)
+        else:
+            shutil.rmtree(case.dir, ignore_errors=True)
+    return rc
+
+
+def settle(ap, a):
+    """Check a phase's run options and turn them into lists."""
     a.policies = [p for p in a.policies.split(",") if p]
     a.modes = [m for m in a.modes.split(",") if m]
     for p in a.policies:
@@ -496,22 +589,8 @@ def main():
         runs.append((policy, mode))
     a.runs = [] if matrix == "full" else runs
     if runs:
-        log("runs: %s%s" % (" ".join("%s:%s" % r for r in runs),
-                            " (ignored: SIRQ_GUEST_MATRIX=full)" if matrix == "full" else ""))
-    if os.geteuid() != 0:
-        log("skip: the guest lab runs as root")
-        return SKIP
-    if not os.access(a.l2fwd, os.X_OK):
-        ap.error("--l2fwd: %s is not an executable" % a.l2fwd)
-    case = Case(a)
-    try:
-        rc = case.run()
-    finally:
-        if a.keep or os.environ.get("GUEST_KEEP"):
-            log("kept " + case.dir)
-        else:
-            shutil.rmtree(case.dir, ignore_errors=True)
-    return rc
+        log("%sruns: %s%s" % (getattr(a, "label", ""), " ".join("%s:%s" % r for r in runs),
+                              " (ignored: SIRQ_GUEST_MATRIX=full)" if matrix == "full" else ""))
 
 
 if __name__ == "__main__":
