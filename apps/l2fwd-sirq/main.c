@@ -574,10 +574,17 @@ print_port_paths(uint16_t port)
 	cleanup = sirq_tx_queue_cleanup(port, 0);
 	if (common.lcore.mode != SIRQ_MODE_IRQ)
 		intr = "not asked (poll mode)";
-	else if (rx_intr_fd_quiet(port) >= 0)
-		intr = "yes, one per queue";
-	else
+	else if (rx_intr_fd_quiet(port) < 0)
 		intr = "none (the fallback: irq mode wakes on its tick)";
+	else if (rte_eth_dev_rx_intr_enable(port, 0) == 0) {
+		intr = "yes, one per queue";
+		rte_eth_dev_rx_intr_disable(port, 0);	/* the lcore arms it */
+	} else {
+		/* An event fd the PMD cannot arm: net_tap's fires anyway,
+		 * the igb VF's never does. */
+		intr = "an event fd per queue, without enable (it may never "
+		       "fire: irq mode also wakes on its tick)";
+	}
 	if (lsc_reliable(&info))
 		link = "LSC interrupt";
 	else if ((*info.dev_flags & RTE_ETH_DEV_INTR_LSC) != 0)
