@@ -7,7 +7,8 @@
 #                 never said so (this side)
 #   run-N.done    the host has its books; stop with SIGINT (host side)
 #   run-N.json    l2fwd-sirq's report, run-N.log its output, run-N.rc its
-#                 exit status (this side)
+#                 exit status, run-N.cpu the CPU it used from its start to
+#                 the stop ("USER_S SYS_S WALL_S", every thread) (this side)
 # Then, with AFTER and DIR/after.args, AFTER runs once with those
 # arguments: after.json its stdout, after.log its stderr, after.rc its
 # exit status (tests/guest/tx_tracked.c).
@@ -26,6 +27,7 @@ n=1
 while [ -f "$dir/run-$n.args" ]; do
 	mapfile -t argv <"$dir/run-$n.args"
 	echo "fwd-runs: run $n: l2fwd-sirq ${argv[*]}"
+	t0=$(date +%s.%N)
 	"$l2fwd" "${argv[@]}" --report "$dir/run-$n.json" >"$dir/run-$n.log" 2>&1 &
 	pid=$!
 	# Up when every lcore said what it forwards; dead is an answer too.
@@ -41,6 +43,13 @@ while [ -f "$dir/run-$n.args" ]; do
 		kill -0 "$pid" 2>/dev/null || break
 		sleep 0.1
 	done
+	# utime and stime (fields 14 and 15, after the ") " that ends comm).
+	if read -r stat 2>/dev/null <"/proc/$pid/stat"; then
+		set -- ${stat##*) }
+		hz=$(getconf CLK_TCK)
+		echo "${12} ${13} $hz $t0 $(date +%s.%N)" |
+			awk '{ printf "%.2f %.2f %.2f\n", $1 / $3, $2 / $3, $5 - $4 }' >"$dir/run-$n.cpu"
+	fi
 	kill -INT "$pid" 2>/dev/null
 	rc=0
 	wait "$pid" || rc=$?

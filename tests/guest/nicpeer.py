@@ -129,6 +129,7 @@ class Peer:
         self.dups = 0
         self.corrupt = []
         self.latency_ns = []
+        self.latency_in = [[] for _ in range(n)]   # ... by the port it entered
         self.burst_start = []               # monotonic ns per data burst
         self.seq = 0
         self.lock = threading.Lock()
@@ -194,6 +195,7 @@ class Peer:
                                          "why": "bytes differ (len %d, want %d)" % (len(f), len(want))})
                 if kind == DATA:
                     self.latency_ns.append(now - stamp)
+                    self.latency_in[inp].append(now - stamp)
 
     @staticmethod
     def src_mac(port):
@@ -276,8 +278,12 @@ class Peer:
                                  "after_next_ms": (self.seen[k] - self.burst_start[b + 1]) / 1e6})
             lat = sorted(self.latency_ns)
 
-            def pct(q):
+            def pct(q, lat=lat):
                 return lat[min(len(lat) - 1, int(q * len(lat)))] / 1e3 if lat else None
+
+            def lat_in(i):
+                li = sorted(self.latency_in[i])
+                return {"p50": pct(0.5, li), "p99": pct(0.99, li)}
             return {
                 "ports": [{
                     "port": p.index, "backend": p.spec,
@@ -286,6 +292,7 @@ class Peer:
                     "sent": {KINDS[k]: v for k, v in self.sent_count[p.index].items()},
                     "got": {KINDS[k]: v for k, v in self.got[p.index].items()},
                     "foreign": self.foreign[p.index],
+                    "latency_us": lat_in(p.index),
                 } for p in self.ports],
                 "bursts": len(self.burst_start),
                 "missing": [{"port": k[0], "seq": k[1], "kind": KINDS[self.sent[k][1]]}

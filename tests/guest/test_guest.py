@@ -40,6 +40,7 @@ sys.path.insert(0, HERE)
 import nicpeer  # noqa: E402
 
 POLICIES = ["mainline", "ksoftirqd", "kicinski", "deferred"]
+VF_MAC = "52:54:00:12:35:56"    # --vf: VF 0's, set from the PF
 SKIP = 77
 
 
@@ -113,22 +114,25 @@ class Expect:
 
 
 class NapiExpect:
-    """napi:FIELD>N or napi:FIELD=N for every NAPI context (Rx queue) of
-    the report's lcores: packets (taken from its queue), irqs (its own
-    Rx interrupts that woke the dispatcher)."""
+    """napi:[pP:]FIELD>N or =N for every NAPI context (Rx queue) of the
+    report's lcores, or of port P's: packets (taken from its queue), irqs
+    (its own Rx interrupts that woke the dispatcher)."""
 
-    RE = re.compile(r"^napi:(packets|irqs)(=|>)(\d+)$")
+    RE = re.compile(r"^napi:(?:p(\d+):)?(packets|irqs)(=|>)(\d+)$")
 
     def __init__(self, spec):
         m = self.RE.match(spec)
         if not m:
-            raise argparse.ArgumentTypeError("%r: napi:packets>N, napi:irqs>N (or =N)" % spec)
-        self.name, self.op, self.value = m.group(1), m.group(2), int(m.group(3))
+            raise argparse.ArgumentTypeError("%r: napi:[pP:]packets>N, napi:[pP:]irqs>N (or =N)" % spec)
+        self.port = None if m.group(1) is None else int(m.group(1))
+        self.name, self.op, self.value = m.group(2), m.group(3), int(m.group(4))
 
     def check(self, report):
-        ctxs = [n for lc in report["lcores"] for n in lc["napi"]]
+        ctxs = [n for lc in report["lcores"] for n in lc["napi"]
+                if self.port is None or n["port"] == self.port]
         if not ctxs:
-            return "no NAPI context in the report"
+            return "no NAPI context%s in the report" % (
+                "" if self.port is None else " of port %d" % self.port)
         bad = [n for n in ctxs
                if not (n[self.name] > self.value if self.op == ">" else n[self.name] == self.value)]
         spread = ", ".join("p%dq%d %d" % (n["port"], n["queue"], n[self.name]) for n in ctxs)
@@ -138,7 +142,8 @@ class NapiExpect:
         return None
 
     def __str__(self):
-        return "napi:%s%s%d" % (self.name, self.op, self.value)
+        return "napi:%s%s%s%d" % ("" if self.port is None else "p%d:" % self.port,
+                                  self.name, self.op, self.value)
 
 
 def expectation(spec):
@@ -188,6 +193,12 @@ class Case:
             self.bdfs = ["0000:00:%02x.0" % (3 + i) for i in range(self.nics)]
         self.macs = [nicpeer.mac_bytes("52:54:00:12:34:%02x" % (0x56 + i))
                      for i in range(self.nics)]
+        if a.vf:
+            # Port 0 is VF 0 of NIC 0 (tests/guest/sriov-vf.sh): the
+            # 82576's first VF is at device 0x10 of the PF's bus.
+            self.pf = self.bdfs[0]
+            self.bdfs[0] = "%s:10.0" % self.pf.rsplit(":", 1)[0]
+            self.macs[0] = nicpeer.mac_bytes(VF_MAC)
 
     # --- the guest ---------------------------------------------------
     def runs(self):
@@ -248,7 +259,10 @@ class Case:
                "--timeout", str(self.a.timeout)] + nic_args
         for t in self.a.qemu_trace:
             cmd += ["--qemu-trace", t]
-        cmd += ["--", "bash", os.path.join(HERE, "fwd-runs.sh"), self.case, self.a.l2fwd]
+        cmd.append("--")
+        if self.a.vf:
+            cmd += ["bash", os.path.join(HERE, "sriov-vf.sh"), self.pf, VF_MAC, "--"]
+        cmd += ["bash", os.path.join(HERE, "fwd-runs.sh"), self.case, self.a.l2fwd]
         if self.a.tx_tracked:
             cmd.append(self.a.tx_tracked_bin)
         log("guest: " + " ".join(cmd))
@@ -389,10 +403,18 @@ class Case:
             report = None
         with open(os.path.join(self.dir, "books-%d.json" % n), "w") as f:
             json.dump({"policy": policy, "mode": mode, "books": books, "drops": drops}, f, indent=1)
+        try:
+            cpu = [float(x) for x in open(os.path.join(self.case, "run-%d.cpu" % n)).read().split()]
+        except (OSError, ValueError):
+            cpu = None
         fails = [why] if why else []
+        if mode == "irq" and a.log_irq:
+            out = open(runlog, errors="replace").read() if os.path.exists(runlog) else ""
+            fails += ["l2fwd-sirq's output has no line matching %r" % rx
+                      for rx in a.log_irq if not re.search(rx, out, re.M)]
         fails += self.check(a, policy, mode, books, report, rc, drops)
         self.results.append({"run": n, "policy": policy, "mode": mode, "fails": fails,
-                             "books": books, "drops": drops, "report": report})
+                             "books": books, "drops": drops, "report": report, "cpu": cpu})
         return fails
 
     def check_tx_tracked(self):
@@ -458,6 +480,12 @@ class Case:
                 log("%s%-10s %-4s %s in %.0f s: %d data frames, %s" % (
                     ph.label, policy, mode, "FAIL" if fails else "ok", time.monotonic() - t0, sent,
                     self.counters_line(r)))
+                if b and r.get("cpu"):
+                    u, sy, w = r["cpu"]
+                    lat = ", ".join("into p%d %s/%s" % (bp["port"], bp["latency_us"]["p50"], bp["latency_us"]["p99"])
+                                    for bp in b["ports"])
+                    log("    l2fwd-sirq CPU %.2f s user + %.2f s sys in %.1f s; latency p50/p99 us %s"
+                        % (u, sy, w, lat))
                 for f in fails:
                     log("    " + f)
                 failed += bool(fails)
@@ -515,6 +543,8 @@ def main():
                     help="COUNTER=N, COUNTER>N, COUNTER=all, or napi:FIELD>N for every queue")
     ap.add_argument("--expect-irq", type=expectation, action="append", default=[],
                     help="as --expect, in irq mode only")
+    ap.add_argument("--log-irq", action="append", default=[], metavar="REGEX",
+                    help="l2fwd-sirq's output must match REGEX in irq mode")
     ap.add_argument("--eal", action="append", default=[], help="one more EAL argument")
     ap.add_argument("--app", action="append", default=[], help="one more l2fwd-sirq argument")
     ap.add_argument("--qemu-trace", action="append", default=[])
@@ -527,6 +557,9 @@ def main():
                     "command line's, in the same guest; repeatable")
     ap.add_argument("--no-main-runs", action="store_true",
                     help="only the --phase runs")
+    ap.add_argument("--vf", action="store_true",
+                    help="igb: port 0 is an SR-IOV VF of NIC 0, whose PF stays on the kernel's igb "
+                    "(tests/guest/sriov-vf.sh)")
     ap.add_argument("--tx-tracked", type=int, default=0, metavar="N",
                     help="after the runs, N tracked sends on NIC 0 (tests/guest/tx_tracked.c, "
                     "$GUEST_TX_TRACKED) whose completions must come from the PMD's tx_done_cleanup")
@@ -534,13 +567,15 @@ def main():
     phases = [] if a.no_main_runs else [a]
     for i, text in enumerate(a.phase, 1):
         ph = ap.parse_args(shlex.split(text) + ["--model", a.model])
-        if ph.phase or ph.tx_tracked or ph.nics != a.nics or ph.smp != a.smp:
+        if ph.phase or ph.tx_tracked or ph.vf or ph.nics != a.nics or ph.smp != a.smp:
             ap.error("--phase %r: run options only" % text)
         ph.label = "[%d] " % i
         phases.append(ph)
     if not phases:
         ap.error("--no-main-runs needs a --phase")
     a.label = ""
+    if a.vf and a.model != "igb":
+        ap.error("--vf: only on --model igb (SR-IOV)")
     for ph in phases:
         settle(ap, ph)
     if a.tx_tracked:
