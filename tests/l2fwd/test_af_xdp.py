@@ -25,6 +25,7 @@ libxdp): the reason is printed.
 
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -163,10 +164,17 @@ def check(r, pmd, log_text):
         if ports[i]["tx"] != bp["out_of_guest"]:
             fails.append("port %d: tx %d, %d came out" % (i, ports[i]["tx"], bp["out_of_guest"]))
     in_use = rep["mbufs_in_use"]
+    said = re.search(r"^l2fwd-sirq: (\d+) mbufs not back in the pool after the ports closed(.*)$",
+                     log_text, re.M)
     if pmd == "net_af_packet":
         if in_use != 0:
             fails.append("%d mbufs out of the pool at exit" % in_use)
+        if said:
+            fails.append("l2fwd-sirq said: " + said.group(0))
     else:
+        if not said or int(said.group(1)) != in_use or "net_af_xdp keeps" not in said.group(2):
+            fails.append("no exit line naming net_af_xdp's %d mbufs (%s)" %
+                         (in_use, said.group(0) if said else "none"))
         held = FILL_RING * len(rep["ports"])
         if not held <= in_use < held + TX_BURST_MAX * len(rep["ports"]):
             fails.append("%d mbufs in use at exit: the PMD's fill rings hold %d, and at most "
