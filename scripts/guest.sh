@@ -62,9 +62,9 @@
 # GUEST_QEMU_ROOT), through that root's own loader and libraries, with
 # that root's firmware, and the shares go over 9p, which QEMU serves
 # itself: under QEMU 10's TCG a virtiofs root gave the guest stale code
-# (virtiofsd writes file data into guest memory behind TCG). Debian 12's cloud kernel has no 9p, so such a guest runs
-# Debian 13's generic kernel (scripts/kernel-fetch.sh 7.x) unless
-# --kernel says otherwise.
+# (virtiofsd writes file data into guest memory behind TCG). Debian 12's
+# cloud kernel has no 9p, so such a guest runs Debian 13's generic
+# kernel (scripts/kernel-fetch.sh 7.x) unless --kernel says otherwise.
 #
 # Exit status: CMD's; 124 on timeout; 125 when the guest did not run CMD
 # (boot failure: the console's tail goes to stderr); 77 when QEMU or the
@@ -386,7 +386,7 @@ if [ "$accel" = auto ]; then
 fi
 case $accel in
 kvm) accel_args=(-accel kvm -cpu host) ;;
-tcg) accel_args=(-accel tcg,thread=multi -cpu "${GUEST_CPU:-max}") ;;
+tcg) accel_args=(-accel tcg,thread=multi -cpu max) ;;
 *) die "GUEST_ACCEL must be kvm, tcg or auto, not '$accel'" ;;
 esac
 

@@ -978,9 +978,11 @@ write_report(void)
 /*
  * After the ports closed: mbufs still out of the pools are a leak, said
  * at exit with its cause where it is known. net_af_xdp (DPDK 22.11 to
- * 25.11) never frees what it put into its fill rings, 2048 an Rx queue
- * (XSK_RING_PROD__DEFAULT_NUM_DESCS), nor its last unreaped TX burst.
+ * 25.11) never frees what it put into its fill rings, one ring of
+ * libxdp's default size an Rx queue, nor its last unreaped TX burst.
  */
+#define AF_XDP_FILL_RING 2048	/* XSK_RING_PROD__DEFAULT_NUM_DESCS */
+
 static void
 print_mbufs_out(unsigned int af_xdp_rxq)
 {
@@ -994,8 +996,8 @@ print_mbufs_out(unsigned int af_xdp_rxq)
 	if (af_xdp_rxq > 0)
 		printf(PROG ": %u mbufs not back in the pool after the ports "
 		       "closed: net_af_xdp keeps those of its fill rings "
-		       "(2048 an Rx queue: %u) and its last TX burst\n", n,
-		       2048 * af_xdp_rxq);
+		       "(%u an Rx queue: %u) and its last TX burst\n", n,
+		       AF_XDP_FILL_RING, AF_XDP_FILL_RING * af_xdp_rxq);
 	else
 		printf(PROG ": %u mbufs not back in the pool after the ports "
 		       "closed (a leak)\n", n);
