@@ -3,6 +3,8 @@
 # in DIR (its arguments, one per line), in order, each while the host's
 # tests/guest/test_guest.py sends it traffic. The two sides meet through
 # files in DIR, which the host sees:
+#   run-N.pre     a command to run first (host side; e.g. sriov-vf.sh):
+#                 when it fails, the run is "dead"
 #   run-N.ready   "up": l2fwd-sirq is forwarding, "dead": it exited or
 #                 never said so (this side)
 #   run-N.done    the host has its books; stop with SIGINT (host side)
@@ -26,6 +28,18 @@ rc_all=0
 n=1
 while [ -f "$dir/run-$n.args" ]; do
 	mapfile -t argv <"$dir/run-$n.args"
+	if [ -f "$dir/run-$n.pre" ]; then
+		echo "fwd-runs: run $n: first $(cat "$dir/run-$n.pre")"
+		if ! bash "$dir/run-$n.pre" >"$dir/run-$n.log" 2>&1; then
+			cat "$dir/run-$n.log"
+			put "$dir/run-$n.ready" dead
+			put "$dir/run-$n.rc" 125
+			rc_all=1
+			n=$((n + 1))
+			continue
+		fi
+		cat "$dir/run-$n.log"
+	fi
 	echo "fwd-runs: run $n: l2fwd-sirq ${argv[*]}"
 	t0=$(date +%s.%N)
 	"$l2fwd" "${argv[@]}" --report "$dir/run-$n.json" >"$dir/run-$n.log" 2>&1 &

@@ -1,13 +1,14 @@
 #!/bin/bash
 # In a guest of scripts/guest.sh: give the igb PF at BDF back to the
 # kernel's igb driver, make 2 SR-IOV virtual functions on it, set VF 0's
-# MAC to MAC and trust it, bind VF 0 to vfio-pci, then run CMD. What a
-# user does on a host with an SR-IOV NIC before DPDK drives the VF.
+# MAC to MAC and trust it, bind VF 0 to vfio-pci, then run CMD if
+# given. What a user does on a host with an SR-IOV NIC before DPDK
+# drives the VF.
 #
-#   sriov-vf.sh BDF MAC -- CMD [ARG...]
+#   sriov-vf.sh BDF MAC [-- CMD [ARG...]]
 #
-# Prints VF 0's BDF ("sriov-vf: vf0 BDF"). Exits 125 when a step fails
-# (saying which), else CMD's status.
+# Prints VF 0's BDF ("sriov-vf: ... vf0 BDF"). Exits 125 when a step
+# fails (saying which), else CMD's status (0 without one).
 set -u
 pf=$1 mac=$2
 shift 2
@@ -38,4 +39,4 @@ vf0=$(basename "$(readlink "$dev/virtfn0")")
 dpdk-devbind.py -b vfio-pci "$vf0" || fail "cannot bind VF 0 ($vf0) to vfio-pci"
 say "pf $pf ($ifname), vf0 $vf0, mac $mac"
 ip -d link show "$ifname" | sed -n 's/^ *vf /sriov-vf:   vf /p'
-"$@"
+[ $# -eq 0 ] || "$@"

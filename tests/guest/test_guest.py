@@ -193,12 +193,17 @@ class Case:
             self.bdfs = ["0000:00:%02x.0" % (3 + i) for i in range(self.nics)]
         self.macs = [nicpeer.mac_bytes("52:54:00:12:34:%02x" % (0x56 + i))
                      for i in range(self.nics)]
-        if a.vf:
-            # Port 0 is VF 0 of NIC 0 (tests/guest/sriov-vf.sh): the
-            # 82576's first VF is at device 0x10 of the PF's bus.
-            self.pf = self.bdfs[0]
-            self.bdfs[0] = "%s:10.0" % self.pf.rsplit(":", 1)[0]
-            self.macs[0] = nicpeer.mac_bytes(VF_MAC)
+        # --vf: port 0 is VF 0 of NIC 0 (tests/guest/sriov-vf.sh), from
+        # the first run of the phase that asks for it on: the 82576's first
+        # VF is at device 0x10 of the PF's bus.
+        self.pf = self.bdfs[0]
+        vf = False
+        for ph in phases:
+            vf = vf or ph.vf
+            ph.bdfs, ph.macs = list(self.bdfs), list(self.macs)
+            if vf:
+                ph.bdfs[0] = "%s:10.0" % self.pf.rsplit(":", 1)[0]
+                ph.macs[0] = nicpeer.mac_bytes(VF_MAC)
 
     # --- the guest ---------------------------------------------------
     def runs(self):
@@ -213,10 +218,16 @@ class Case:
                     yield p, policy, mode
 
     def write_runs(self):
+        vf_made = False
         for n, (p, policy, mode) in enumerate(self.runs(), 1):
+            if p.vf and not vf_made:
+                # Before this run the guest makes the VFs (fwd-runs.sh).
+                with open(os.path.join(self.case, "run-%d.pre" % n), "w") as f:
+                    f.write("bash %s %s %s\n" % (os.path.join(HERE, "sriov-vf.sh"), self.pf, VF_MAC))
+                vf_made = True
             lcores = ",".join(str(i) for i in range(p.lcores))
             argv = ["-l", lcores, "--file-prefix", "g%d" % n, "--log-level", "lib.eal:notice"]
-            for b in self.bdfs:
+            for b in p.bdfs:
                 argv += ["-a", b]
             argv += p.eal
             argv += ["--", "-p", "0x%x" % ((1 << self.nics) - 1), "-T", "0",
@@ -227,9 +238,10 @@ class Case:
             with open(os.path.join(self.case, "run-%d.args" % n), "w") as f:
                 f.write("\n".join(argv) + "\n")
         if self.a.tx_tracked:
-            # NIC 0 alone, after the runs: its TX completions (tx_tracked.c).
+            # The last NIC alone, after the runs (NIC 0 may have become a
+            # VF's PF on the kernel): its TX completions (tx_tracked.c).
             argv = ["-l", "0,1", "--file-prefix", "gtx", "--log-level", "lib.eal:notice",
-                    "-a", self.bdfs[0], "--", "--pkts", str(self.a.tx_tracked)]
+                    "-a", self.bdfs[-1], "--", "--pkts", str(self.a.tx_tracked)]
             with open(os.path.join(self.case, "after.args"), "w") as f:
                 f.write("\n".join(argv) + "\n")
 
@@ -259,10 +271,7 @@ class Case:
                "--timeout", str(self.a.timeout)] + nic_args
         for t in self.a.qemu_trace:
             cmd += ["--qemu-trace", t]
-        cmd.append("--")
-        if self.a.vf:
-            cmd += ["bash", os.path.join(HERE, "sriov-vf.sh"), self.pf, VF_MAC, "--"]
-        cmd += ["bash", os.path.join(HERE, "fwd-runs.sh"), self.case, self.a.l2fwd]
+        cmd += ["--", "bash", os.path.join(HERE, "fwd-runs.sh"), self.case, self.a.l2fwd]
         if self.a.tx_tracked:
             cmd.append(self.a.tx_tracked_bin)
         log("guest: " + " ".join(cmd))
@@ -315,6 +324,9 @@ class Case:
 
     def check(self, a, policy, mode, books, report, rc, drops):
         fails = []
+        sent = sum(bp["sent"]["data"] for bp in books["ports"])
+        if sent < a.min_frames:
+            fails.append("%d data frames sent, fewer than --min-frames %d" % (sent, a.min_frames))
         if rc != 0:
             fails.append("l2fwd-sirq exit %s" % rc)
         if books["corrupt"]:
@@ -382,7 +394,7 @@ class Case:
                                  "books": None, "drops": None, "report": None})
             return fails
         before = self.drops()
-        peer = nicpeer.Peer(self.specs, {i: i ^ 1 for i in range(self.nics)}, self.macs,
+        peer = nicpeer.Peer(self.specs, {i: i ^ 1 for i in range(self.nics)}, a.macs,
                             seed=n, burst_max=a.burst)
         try:
             why = self.traffic(peer, a)
@@ -418,7 +430,7 @@ class Case:
         return fails
 
     def check_tx_tracked(self):
-        """tx_tracked.c's run on NIC 0: every tracked packet completed,
+        """tx_tracked.c's run on the last NIC: every tracked packet completed,
         through the PMD's tx_done_cleanup, the last ones with no traffic
         after them, and every mbuf back."""
         path = os.path.join(self.case, "after.json")
@@ -532,6 +544,8 @@ def main():
                     "ignored when SIRQ_GUEST_MATRIX=full")
     ap.add_argument("--bursts", type=int, default=12)
     ap.add_argument("--burst", type=int, default=24, help="largest burst per port (sizes vary 1..N)")
+    ap.add_argument("--min-frames", type=int, default=0, metavar="N",
+                    help="a run fails unless at least N data frames were sent")
     ap.add_argument("--gap-ms", type=float, default=300)
     ap.add_argument("--quiet-s", type=float, default=3)
     ap.add_argument("--warmup-s", type=float, default=120)
@@ -558,24 +572,25 @@ def main():
     ap.add_argument("--no-main-runs", action="store_true",
                     help="only the --phase runs")
     ap.add_argument("--vf", action="store_true",
-                    help="igb: port 0 is an SR-IOV VF of NIC 0, whose PF stays on the kernel's igb "
-                    "(tests/guest/sriov-vf.sh)")
+                    help="igb: from this phase's first run on, port 0 is an SR-IOV VF of NIC 0, "
+                    "whose PF goes to the kernel's igb (tests/guest/sriov-vf.sh)")
     ap.add_argument("--tx-tracked", type=int, default=0, metavar="N",
-                    help="after the runs, N tracked sends on NIC 0 (tests/guest/tx_tracked.c, "
+                    help="after the runs, N tracked sends on the last NIC (tests/guest/tx_tracked.c, "
                     "$GUEST_TX_TRACKED) whose completions must come from the PMD's tx_done_cleanup")
     a = ap.parse_args()
     phases = [] if a.no_main_runs else [a]
     for i, text in enumerate(a.phase, 1):
         ph = ap.parse_args(shlex.split(text) + ["--model", a.model])
-        if ph.phase or ph.tx_tracked or ph.vf or ph.nics != a.nics or ph.smp != a.smp:
+        if ph.phase or ph.tx_tracked or ph.nics != a.nics or ph.smp != a.smp:
             ap.error("--phase %r: run options only" % text)
         ph.label = "[%d] " % i
         phases.append(ph)
     if not phases:
         ap.error("--no-main-runs needs a --phase")
     a.label = ""
-    if a.vf and a.model != "igb":
-        ap.error("--vf: only on --model igb (SR-IOV)")
+    for ph in phases:
+        if ph.vf and a.model != "igb":
+            ap.error("--vf: only on --model igb (SR-IOV)")
     for ph in phases:
         settle(ap, ph)
     if a.tx_tracked:
