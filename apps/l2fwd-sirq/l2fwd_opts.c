@@ -51,7 +51,7 @@ const struct app_opt l2fwd_opts_table[] = {
 	  NULL, "taken for DPDK l2fwd's command lines: every port is put in promiscuous mode anyway (where the PMD has it)",
 	  NULL, NULL },
 	{ "portmap", 0, "l2fwd", APP_OPT_STRING, L2(portmap), 0, 0, "MAP",
-	  "port pairs, e.g. \"(0,1)(2,3)\" (unset: pairs in port order)",
+	  "port pairs, e.g. \"(0,1)(2,3)\"; \"(0,0)\": port 0 sends back what it receives, as testpmd's --port-topology=loop (unset: pairs in port order)",
 	  NULL, NULL },
 	{ "receiver", 0, "l2fwd", APP_OPT_CUSTOM, 0, 0, 0, "SPEC",
 	  "receive instead of forwarding: NET_RX queues each packet on a socket of rcvbuf packets after proto of work, threads on the lcore's CPUs read it at app a packet: proto=1us,app=1us,rcvbuf=256,threads=1[,nice=0], or off",
@@ -98,7 +98,7 @@ l2fwd_parse_portmap(const char *s, struct l2fwd_port *ports)
 		int used = -1;
 
 		if (sscanf(s, " (%u ,%u )%n", &a, &b, &used) != 2 || used < 0 ||
-		    a >= RTE_MAX_ETHPORTS || b >= RTE_MAX_ETHPORTS || a == b) {
+		    a >= RTE_MAX_ETHPORTS || b >= RTE_MAX_ETHPORTS) {
 			fprintf(stderr, L2FWD_PROG ": --portmap: bad pair at '%s'\n", s);
 			return -EINVAL;
 		}

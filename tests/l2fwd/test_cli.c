@@ -1314,6 +1314,39 @@ Test(l2fwd_cli, a_report_through_a_symlink_replaces_the_file_it_points_at)
 	remove(file);
 }
 
+/*
+ * "(0,0)": port 0 sends back what it receives (testpmd's loop topology,
+ * the one-link set-up of bench/pktgen-bench.sh); port 1, in -p but in no
+ * pair, is left alone. Paired in port order, out1.pcap would hold port
+ * 0's frames and out0.pcap port 1's.
+ */
+Test(l2fwd_cli, portmap_a_port_paired_with_itself_sends_back_what_it_receives)
+{
+	const char *args[] = { "--portmap", "(0,0)", "--duration", "1", NULL };
+	struct l2t_frames out0, out1;
+	json_t *j, *ports;
+
+	j = run_and_report(args);
+	ports = json_object_get(j, "ports");
+	cr_assert(json_array_size(ports) == 1, "%zu ports in the report, expected port 0 alone",
+		  json_array_size(ports));
+	cr_expect(json_integer_value(json_object_get(json_array_get(ports, 0), "rx")) ==
+			  NB_INPUT_FRAMES &&
+		  json_integer_value(json_object_get(json_array_get(ports, 0), "tx")) ==
+			  NB_INPUT_FRAMES,
+		  "port 0 did not receive and send back %d frames", NB_INPUT_FRAMES);
+	json_decref(j);
+	memset(&out0, 0, sizeof(out0));
+	memset(&out1, 0, sizeof(out1));
+	l2t_pcap_read(l2t_path("out0.pcap"), &out0);
+	l2t_pcap_read(l2t_path("out1.pcap"), &out1);
+	cr_expect(out0.n == NB_INPUT_FRAMES, "port 0 sent %zu frames, expected %d", out0.n,
+		  NB_INPUT_FRAMES);
+	cr_expect(out1.n == 0, "port 1, in no pair, sent %zu frames", out1.n);
+	l2t_frames_free(&out0);
+	l2t_frames_free(&out1);
+}
+
 /* The docs say flags take yes/1/true and no/0/false in the INI file. */
 Test(l2fwd_cli, config_flag_no_turns_the_flag_off)
 {
