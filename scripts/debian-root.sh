@@ -46,6 +46,9 @@ BUILD_PKGS=(
 	libpcap-dev
 	liblwip-dev
 	libjansson-dev
+	# pktgen-dpdk, which bench/pktgen-build.sh builds from a source the
+	# user gives: its meson.build requires libbsd
+	libbsd-dev
 	# network namespaces and taps (tests/lcore, tests/tcpecho, tests/mp)
 	iproute2
 	ethtool

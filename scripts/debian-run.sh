@@ -8,6 +8,11 @@
 # directories, /run/netns) are mounted inside; all of it is unmounted on
 # exit. As root.
 #
+# pktgen (bench/pktgen-build.sh) crosses over: PKTGEN_SRC, a tarball or a
+# directory, is bound read-only at the same path inside and passed on,
+# and so is PKTGEN_CACHE (default /var/cache/libsirq/pktgen, made when
+# missing), where the root's builds of pktgen are kept; PKTGEN is passed on.
+#
 # Exit: the command's status; 77 when Debian's archive cannot be reached
 # to make the root (nothing ran).
 #
@@ -49,6 +54,18 @@ mount --rbind /dev "$merged/dev"	# with /dev/pts, /dev/shm, /dev/hugepages
 mount -t tmpfs -o mode=755 tmpfs "$merged/run"
 mkdir -p "$merged/run/lock" "$merged/run/netns"
 
+pk=()
+if [ -n "${PKTGEN_SRC:-}" ] && [ -e "$PKTGEN_SRC" ]; then
+	src=$(realpath "$PKTGEN_SRC")
+	if [ -d "$src" ]; then mkdir -p "$merged$src"; else mkdir -p "$merged${src%/*}"; touch "$merged$src"; fi
+	mount --bind -o ro "$src" "$merged$src"
+	pk+=(PKTGEN_SRC="$src")
+fi
+cache=${PKTGEN_CACHE:-/var/cache/libsirq/pktgen}
+mkdir -p "$cache" "$merged$cache"
+mount --bind "$cache" "$merged$cache"
+pk+=(PKTGEN_CACHE="$cache" ${PKTGEN:+PKTGEN=$PKTGEN})
+
 say "in $root: $2"
 # BABELTRACE2: tests/l2fwd/test_trace.c's reader. Debian 13's babeltrace2
 # (2.1.1) aborts on DPDK's CTF trace, 22.11's as well as 24.11's ("packet
@@ -59,6 +76,6 @@ bt=()
 [ -x "$merged/usr/bin/babeltrace" ] && bt=(BABELTRACE2=/usr/bin/babeltrace)
 rc=0
 chroot "$merged" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root \
-	LANG=C.UTF-8 TERM=dumb ${CI:+CI=$CI} "${bt[@]}" \
+	LANG=C.UTF-8 TERM=dumb ${CI:+CI=$CI} "${bt[@]}" "${pk[@]}" \
 	bash -c "cd /src && $2" || rc=$?
 exit "$rc"
