@@ -631,10 +631,13 @@ def render(results):
             xs = [r[what]["received_pps"] / 1e6 for r in rs if r[what] is not None]
             if not xs:
                 return "none found"
-            bad = sum(1 for r in rs if r[what] is None or not r[what]["confirmed"])
+            none = sum(1 for r in rs if r[what] is None)
+            unconfirmed = sum(1 for r in rs if r[what] is not None and not r[what]["confirmed"])
+            notes = ["%d of %d none found" % (none, len(rs))] if none else []
+            if unconfirmed:
+                notes.append("%d of %d not confirmed" % (unconfirmed, len(rs)))
             return "%.3f / %.3f / %.3f%s" % (min(xs), statistics.median(xs), max(xs),
-                                            " (%d of %d not confirmed)" % (bad, len(rs))
-                                            if bad else "")
+                                            " (%s)" % ", ".join(notes) if notes else "")
 
         def lat(f):
             xs = [r["latency"][f] for r in rs if r["latency"] and r["latency"][f] is not None]
