@@ -3,7 +3,7 @@
 """pktgen-dpdk against a forwarder over vhost-user: NDR and PDR by a
 binary search over short trials, as RFC 2544 and FD.io CSIT measure a
 forwarder's throughput. Run by bench/pktgen-bench.sh (read its header);
-tests/pktgen/test_loop.py uses the trial alone.
+tests/l2fwd/test_pktgen.py runs one trial (--loop).
 
 The link: one vhost-user link, the forwarder (the DUT) on its server
 end (net_vhost0), pktgen on its client end (net_virtio_user0). The DUT
