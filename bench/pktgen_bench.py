@@ -126,8 +126,7 @@ class Bench:
         self.dut_name = None
         self.dut_report = None
         self.trials = 0
-        self.sizes_tried = {}
-        self.history = []
+        self.history = []  # this row's and size's trials (main() resets it)
         self.ceiling_pmd = "net_ring"
         # pktgen's own log of the last trial (its -l): what its commands said
         self.pglog = os.path.abspath(os.path.join(args.out, "pktgen-last-trial.log"))
@@ -247,13 +246,9 @@ class Bench:
         eal = ["--lcores=0@0,1@1"] + eal + ["--vdev=%s0" % self.ceiling_pmd]
         return prefix, 0, [self.a.pktgen] + eal + ["--", "-m", "1.0", "-l", self.pglog, "-f", cmdfile]
 
-    def trials_at(self, size):
-        return self.sizes_tried.get(size, 0)
-
     def trial(self, size, rate, secs, latency=False):
         """One trial: returns a dict of what pktgen sent and received."""
         self.trials += 1
-        self.sizes_tried[size] = self.sizes_tried.get(size, 0) + 1
         n = self.trials
         lat_file = os.path.join(self.dir, "lat-%d.txt" % n)
         prefix, port, cmd = self.pktgen_cmd(os.path.join(self.dir, "trial-%d.pkt" % n))
@@ -453,7 +448,7 @@ def search(b, size, args, log):
         lo, hi = bounds[what]
         while hi - lo > args.precision * hi and hi >= args.floor:
             # as fast as pktgen can first: a DUT that keeps up ends the search
-            rate = 100.0 if not b.trials_at(size) else (lo + hi) / 2
+            rate = 100.0 if not b.history else (lo + hi) / 2
             t = b.trial(size, rate, args.trial)
             log(t)
             for w in ("ndr", "pdr"):
@@ -553,7 +548,6 @@ def main():
     for rep in range(args.repeats):
         for size in sizes:
             for row in args.rows.split(","):
-                b.sizes_tried = {}
                 b.history = []
                 if row != "ceiling":
                     b.dut_start(row)

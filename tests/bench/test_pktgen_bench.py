@@ -47,14 +47,12 @@ class FakeForwarder(pktgen_bench.Bench):
         self.floor_loss = floor_loss
         self.fail_confirm = fail_confirm
         self.trials = 0
-        self.sizes_tried = {}
         self.history = []
         self.dut = object()   # a forwarder is there: 100 Gb/s link
         self.calls = []
 
     def trial(self, size, rate, secs, latency=False):
         self.trials += 1
-        self.sizes_tried[size] = self.sizes_tried.get(size, 0) + 1
         asked_pps = pktgen_bench.line_pps(size) * rate / 100
         offered = min(asked_pps * SHARE, self.capacity * 1e6)
         mpps = offered / 1e6
