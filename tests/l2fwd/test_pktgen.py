@@ -35,6 +35,7 @@ SKIP = 77
 SECONDS = 2
 RATE = 2.0          # pktgen's setting, % of 100 Gb/s: 2.98 Mpps asked at 64 bytes
 PDR_LOSS = 0.005
+MIN_FRAMES = 10000  # 4 to 5 million in 2 s here
 
 
 def log(msg):
@@ -94,11 +95,8 @@ def main():
         if not ok:
             failures.append(what)
 
-    # pktgen sends at least a tenth of what its setting asks for (it sent
-    # 0.6 of it in every run here)
-    expect(t["tx"] >= t["asked"] / 10,
-           "pktgen sent %d frames, not a tenth of the %.0f its setting asks for"
-           % (t["tx"], t["asked"]))
+    # traffic flowed (how fast is the bench's question, not this test's)
+    expect(t["tx"] >= MIN_FRAMES, "pktgen sent %d frames, fewer than %d" % (t["tx"], MIN_FRAMES))
     expect(port["rx"] == t["tx"], "l2fwd-sirq received %d, pktgen sent %d" % (port["rx"], t["tx"]))
     expect(lcore["tx_packets"] == t["rx"], "l2fwd-sirq sent %d, pktgen received %d"
            % (lcore["tx_packets"], t["rx"]))
