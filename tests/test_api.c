@@ -393,6 +393,8 @@ Test(api, enum_names_are_defined_and_out_of_range_is_null)
 {
 	cr_assert(eq(str, (char *)sirq_exit_name(SIRQ_EXIT_RESTART), "restart_limit"));
 	cr_assert(eq(str, (char *)sirq_wake_name(SIRQ_WAKE_HANDOFF), "handoff"));
+	cr_assert(eq(str, (char *)sirq_wake_name(SIRQ_WAKE_RECHECK), "recheck"));
+	cr_assert(eq(str, (char *)sirq_wake_name(SIRQ_WAKE_RUN), "run"));
 	cr_assert(eq(str, (char *)sirq_window_name(SIRQ_WINDOW_OVERLOAD), "overload"));
 	cr_assert(eq(str, (char *)sirq_ctx_name(SIRQ_CTX_WORKER), "worker"));
 	cr_assert(eq(ptr, (void *)sirq_exit_name(SIRQ_EXIT_MAX), NULL));

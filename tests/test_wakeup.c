@@ -195,6 +195,7 @@ Test(wakeup, ten_million_worker_wakeups_lose_none, .timeout = 180)
 	static struct wake_test t;
 	struct sirq_cpu_conf conf = { .name = "wakeup" };
 	uint64_t want = wakeups_wanted(), start, wakeups = 0, busy_retries = 0;
+	uint64_t passes = 0;
 	struct sirq_stats st;
 	unsigned int w;
 
@@ -235,8 +236,12 @@ Test(wakeup, ten_million_worker_wakeups_lose_none, .timeout = 180)
 	wake_worker(&t);
 	cr_assert(eq(int, pthread_join(t.worker, NULL), 0));
 	sirq_stats_get(t.cpu, &st);
+	/* The worker's own transitions call no ops.wake_worker. */
 	for (w = 0; w < SIRQ_WAKE_MAX; w++)
-		wakeups += st.wakeups[w];
+		if (w != SIRQ_WAKE_RECHECK && w != SIRQ_WAKE_RUN)
+			wakeups += st.wakeups[w];
+	for (w = 0; w < SIRQ_EXIT_MAX; w++)
+		passes += st.pass_exit[w][SIRQ_CTX_WORKER];
 	cr_log_info("%llu wake-ups in %llu rounds, %.1f s, %llu futex sleeps, %llu BUSY retries",
 		    (unsigned long long)t.wake_calls,
 		    (unsigned long long)round_no,
@@ -247,5 +252,15 @@ Test(wakeup, ten_million_worker_wakeups_lose_none, .timeout = 180)
 	cr_assert(eq(u64, st.runs[VEC_ROUND][SIRQ_CTX_INLINE], 0));
 	/* The explicit wake-up of the park above is not the engine's. */
 	cr_assert(eq(u64, wakeups, t.wake_calls - 1));
+	/* Every pass the first after a wake-up, or a continuation. */
+	cr_log_info("%llu passes: %llu rechecks, %llu runs, %llu unused, %llu continued",
+		    (unsigned long long)passes,
+		    (unsigned long long)st.wakeups[SIRQ_WAKE_RECHECK],
+		    (unsigned long long)st.wakeups[SIRQ_WAKE_RUN],
+		    (unsigned long long)st.worker_wakeups_unused,
+		    (unsigned long long)st.worker_continuations);
+	cr_assert(eq(u64, passes, wakeups + st.wakeups[SIRQ_WAKE_RECHECK] +
+		     st.wakeups[SIRQ_WAKE_RUN] - st.worker_wakeups_unused +
+		     st.worker_continuations));
 	sirq_cpu_free(t.cpu);
 }

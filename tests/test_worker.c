@@ -175,8 +175,102 @@ Test(worker, raise_landing_while_the_worker_goes_idle_keeps_it_runnable)
 
 	cr_assert(eq(int, st, SIRQ_WORKER_YIELD));
 	cr_assert(eq(int, sirq_worker_state(h.cpu), SIRQ_WORKER_RUNNABLE));
+	/* Runnable again without a wake-up from the raise: a recheck. */
+	cr_assert(eq(u64, stats(&h)->wakeups[SIRQ_WAKE_RECHECK], 1));
 	cr_assert(eq(uint, worker_run_until_sleep(&h, 10), 1));
 	cr_assert(eq(uint, rx->runs, 3));
+	/* Two passes: the hand-off's and the recheck's, neither continued. */
+	cr_assert(eq(u64, stats(&h)->worker_continuations, 0));
+	cr_assert(eq(u64, h.st.wakeups[SIRQ_WAKE_HANDOFF], 0));
+	harness_fini(&h);
+}
+
+/* The worker's passes, and what the counters say started them. */
+static uint64_t
+worker_passes(const struct sirq_stats *st)
+{
+	uint64_t n = 0;
+	unsigned int e;
+
+	for (e = 0; e < SIRQ_EXIT_MAX; e++)
+		n += st->pass_exit[e][SIRQ_CTX_WORKER];
+	return n;
+}
+
+static uint64_t
+passes_explained(const struct sirq_stats *st)
+{
+	uint64_t n = 0;
+	unsigned int w;
+
+	for (w = 0; w < SIRQ_WAKE_MAX; w++)
+		n += st->wakeups[w];
+	return n - st->worker_wakeups_unused + st->worker_continuations;
+}
+
+/*
+ * Every pass of the worker is the first after a wake-up (by reason) or a
+ * continuation: run_ksoftirqd() again because work was still pending
+ * after the last. A wake-up that finds the work gone starts none. The
+ * sum holds at every step; mainline runs the work inline meanwhile,
+ * whatever the worker's state (d15121be7485).
+ */
+Test(worker, every_pass_is_the_first_after_a_wakeup_or_a_continuation)
+{
+	struct harness h;
+	struct probe *rx;
+
+	harness_init(&h, SIRQ_POLICY_MAINLINE);
+	rx = probe_register(&h, SIRQ_NET_RX);
+	rx->reraise = PROBE_FOREVER;
+	clock_set(&h, T0);
+
+	/* An inline pass hits the restart limit: one wake-up. */
+	sirq_raise(h.cpu, SIRQ_NET_RX);
+	cr_assert(eq(int, sirq_irq_exit(h.cpu), SIRQ_IRQ_EXIT_RAN));
+	cr_assert(eq(u64, stats(&h)->wakeups[SIRQ_WAKE_RESTART], 1));
+	cr_assert(eq(u64, worker_passes(&h.st), 0));
+	cr_assert(eq(u64, passes_explained(&h.st), 1), "woken, no pass yet");
+
+	/* Three passes, each leaving work: one woken, two continued. */
+	cr_assert(eq(int, sirq_worker_run(h.cpu), SIRQ_WORKER_YIELD));
+	cr_assert(eq(int, sirq_worker_run(h.cpu), SIRQ_WORKER_YIELD));
+	cr_assert(eq(int, sirq_worker_run(h.cpu), SIRQ_WORKER_YIELD));
+	stats(&h);
+	cr_assert(eq(u64, worker_passes(&h.st), 3));
+	cr_assert(eq(u64, h.st.worker_continuations, 2));
+	cr_assert(eq(u64, passes_explained(&h.st), worker_passes(&h.st)));
+
+	/* The dispatcher's interrupt between two passes runs the work. */
+	rx->reraise = 0;
+	cr_assert(eq(int, sirq_irq_exit(h.cpu), SIRQ_IRQ_EXIT_RAN));
+	cr_assert(eq(u64, stats(&h)->runs[SIRQ_NET_RX][SIRQ_CTX_INLINE],
+		     SIRQ_MAX_RESTART_DEFAULT + 1));
+	cr_assert(eq(int, sirq_worker_state(h.cpu), SIRQ_WORKER_RUNNABLE));
+	/* ... so the worker finds nothing and sleeps: no pass, no count. */
+	cr_assert(eq(int, sirq_worker_run(h.cpu), SIRQ_WORKER_SLEEP));
+	stats(&h);
+	cr_assert(eq(u64, worker_passes(&h.st), 3));
+	cr_assert(eq(u64, h.st.worker_wakeups_unused, 0));
+	cr_assert(eq(u64, passes_explained(&h.st), 3));
+
+	/* Woken explicitly, the work already gone: an unused wake-up. */
+	sirq_worker_wakeup(h.cpu);
+	cr_assert(eq(int, sirq_worker_run(h.cpu), SIRQ_WORKER_SLEEP));
+	stats(&h);
+	cr_assert(eq(u64, h.st.wakeups[SIRQ_WAKE_EXPLICIT], 1));
+	cr_assert(eq(u64, h.st.worker_wakeups_unused, 1));
+	cr_assert(eq(u64, passes_explained(&h.st), 3));
+
+	/* Run while idle with work pending (its thread's first call). */
+	sirq_raise(h.cpu, SIRQ_NET_RX);
+	cr_assert(eq(int, sirq_worker_run(h.cpu), SIRQ_WORKER_SLEEP));
+	stats(&h);
+	cr_assert(eq(u64, h.st.wakeups[SIRQ_WAKE_RUN], 1));
+	cr_assert(eq(u64, worker_passes(&h.st), 4));
+	cr_assert(eq(u64, h.st.worker_continuations, 2));
+	cr_assert(eq(u64, passes_explained(&h.st), 4));
+	cr_assert(eq(uint, h.wakes, 2), "RESTART and EXPLICIT called wake_worker");
 	harness_fini(&h);
 }
 

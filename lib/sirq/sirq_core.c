@@ -53,6 +53,8 @@ static const char *const wake_names[SIRQ_WAKE_MAX] = {
 	[SIRQ_WAKE_HANDOFF] = "handoff",
 	[SIRQ_WAKE_EXPLICIT] = "explicit",
 	[SIRQ_WAKE_RAISE] = "raise",
+	[SIRQ_WAKE_RECHECK] = "recheck",
+	[SIRQ_WAKE_RUN] = "run",
 };
 
 static const char *const window_names[SIRQ_WINDOW_MAX] = {
@@ -920,6 +922,19 @@ sirq_need_resched(const struct sirq_cpu *cpu)
 		cpu->ops.need_resched(cpu->ops.ctx);
 }
 
+/*
+ * The worker went from idle to runnable for @why: counted, and marked for
+ * its next pass, which is then a woken one and not a continuation. Only
+ * the thread that made the transition writes the mark before the worker
+ * takes it, so the two never cross.
+ */
+static inline void
+worker_became_runnable(struct sirq_cpu *cpu, enum sirq_wake why)
+{
+	sirq_stat_add_atomic(&cpu->stats.wakeups[why], 1);
+	__atomic_store_n(&cpu->worker_woken, 1, __ATOMIC_SEQ_CST);
+}
+
 /* wakeup_softirqd(): only an idle worker is woken, once. */
 static void
 wakeup_worker(struct sirq_cpu *cpu, enum sirq_wake why)
@@ -930,7 +945,7 @@ wakeup_worker(struct sirq_cpu *cpu, enum sirq_wake why)
 					 SIRQ_WORKER_RUNNABLE, false,
 					 __ATOMIC_SEQ_CST, __ATOMIC_RELAXED))
 		return;
-	sirq_stat_add_atomic(&cpu->stats.wakeups[why], 1);
+	worker_became_runnable(cpu, why);
 	SIRQ_TRACE_WORKER_WAKEUP(cpu, why);
 	cpu->ops.wake_worker(cpu->ops.ctx);
 }
@@ -1264,12 +1279,18 @@ sirq_irq_exit(struct sirq_cpu *cpu)
 	return res;
 }
 
-/* The worker found nothing to do: close its window, go idle. */
+/*
+ * The worker found nothing to do: close its window, go idle. A wake-up
+ * that led to no pass is counted here, taken while the worker is still
+ * runnable, when nobody else can mark it.
+ */
 static enum sirq_worker_status
 worker_go_idle(struct sirq_cpu *cpu)
 {
 	uint32_t runnable = SIRQ_WORKER_RUNNABLE;
 
+	if (__atomic_exchange_n(&cpu->worker_woken, 0, __ATOMIC_SEQ_CST) != 0)
+		sirq_stat_add(&cpu->stats.worker_wakeups_unused, 1);
 	if (!__atomic_compare_exchange_n(&cpu->worker_state, &runnable,
 					 SIRQ_WORKER_IDLE, false,
 					 __ATOMIC_SEQ_CST, __ATOMIC_RELAXED))
@@ -1285,8 +1306,10 @@ worker_go_idle(struct sirq_cpu *cpu)
 		if (__atomic_compare_exchange_n(&cpu->worker_state, &idle,
 						SIRQ_WORKER_RUNNABLE, false,
 						__ATOMIC_SEQ_CST,
-						__ATOMIC_RELAXED))
+						__ATOMIC_RELAXED)) {
+			worker_became_runnable(cpu, SIRQ_WAKE_RECHECK);
 			return SIRQ_WORKER_YIELD;
+		}
 	}
 	return SIRQ_WORKER_SLEEP;
 }
@@ -1302,12 +1325,15 @@ sirq_worker_run(struct sirq_cpu *cpu)
 	state = __atomic_load_n(&cpu->worker_state, __ATOMIC_ACQUIRE);
 	if (state == SIRQ_WORKER_PARKED)
 		return SIRQ_WORKER_EXIT;
-	if (state == SIRQ_WORKER_IDLE &&
-	    !__atomic_compare_exchange_n(&cpu->worker_state, &state,
-					 SIRQ_WORKER_RUNNABLE, false,
-					 __ATOMIC_SEQ_CST, __ATOMIC_RELAXED) &&
-	    state == SIRQ_WORKER_PARKED)
-		return SIRQ_WORKER_EXIT;
+	if (state == SIRQ_WORKER_IDLE) {
+		if (__atomic_compare_exchange_n(&cpu->worker_state, &state,
+						SIRQ_WORKER_RUNNABLE, false,
+						__ATOMIC_SEQ_CST,
+						__ATOMIC_RELAXED))
+			worker_became_runnable(cpu, SIRQ_WAKE_RUN);
+		else if (state == SIRQ_WORKER_PARKED)
+			return SIRQ_WORKER_EXIT;
+	}
 
 	if (!exec_trylock(cpu))
 		return SIRQ_WORKER_BUSY;
@@ -1319,6 +1345,10 @@ sirq_worker_run(struct sirq_cpu *cpu)
 	 * at the sources that the next call would make first.
 	 */
 	if (local_pending(cpu) != 0) {
+		/* Woken for this pass, or still pending after the last. */
+		if (__atomic_exchange_n(&cpu->worker_woken, 0,
+					__ATOMIC_SEQ_CST) == 0)
+			sirq_stat_add(&cpu->stats.worker_continuations, 1);
 		if (do_softirq(cpu, SIRQ_CTX_WORKER, sirq_now(cpu)) !=
 		    SIRQ_EXIT_DRAINED) {
 			st = SIRQ_WORKER_YIELD;

@@ -344,6 +344,16 @@ enum sirq_wake {
 	SIRQ_WAKE_HANDOFF,	/**< the policy hands all work to the worker */
 	SIRQ_WAKE_EXPLICIT,	/**< sirq_worker_wakeup() */
 	SIRQ_WAKE_RAISE,	/**< sirq_raise() in process context (ops.in_task) */
+	/**
+	 * The worker, going idle, found work raised meanwhile and stayed
+	 * runnable (the raise saw it busy and woke nobody).
+	 */
+	SIRQ_WAKE_RECHECK,
+	/**
+	 * sirq_worker_run() found the worker idle and made it runnable
+	 * itself: the thread's first call, or a call without a wake-up.
+	 */
+	SIRQ_WAKE_RUN,
 	SIRQ_WAKE_MAX,		/**< number of reasons */
 };
 
@@ -398,8 +408,25 @@ struct sirq_stats {
 	uint64_t time_ns[SIRQ_MAX_VECTORS][SIRQ_CTX_MAX];
 	/** How each pass of the loop ended, per context. */
 	uint64_t pass_exit[SIRQ_EXIT_MAX][SIRQ_CTX_MAX];
-	/** Idle-to-runnable transitions of the worker, by reason. */
+	/**
+	 * Idle-to-runnable transitions of the worker, by reason. Every pass
+	 * the worker starts is the first after one of them, or a
+	 * continuation: passes (pass_exit[][SIRQ_CTX_WORKER] summed) =
+	 * wakeups summed - worker_wakeups_unused + worker_continuations,
+	 * less one while the worker is runnable and has not run a pass yet.
+	 */
 	uint64_t wakeups[SIRQ_WAKE_MAX];
+	/**
+	 * Worker passes that started with no wake-up since its last pass:
+	 * work was still pending after it (ksoftirqd's loop on
+	 * local_softirq_pending()).
+	 */
+	uint64_t worker_continuations;
+	/**
+	 * Wake-ups after which the worker went idle again without a pass:
+	 * the work was run by someone else first.
+	 */
+	uint64_t worker_wakeups_unused;
 	/** Deferral windows opened (kicinski), by kind. */
 	uint64_t windows_opened[SIRQ_WINDOW_MAX];
 	/** Windows that ended with the dispatcher taking the work back. */

@@ -51,6 +51,12 @@ struct sirq_cpu {
 	uint32_t pending;
 	uint32_t need_resched;
 	uint32_t worker_state;			/* enum sirq_worker_state */
+	/*
+	 * Set with every idle-to-runnable transition, taken by the worker's
+	 * next pass or by its going idle: which passes were woken and which
+	 * continued (stats.worker_continuations).
+	 */
+	uint32_t worker_woken;
 	struct sirq_tasklet *tasklets[SIRQ_TASKLET_LIST_MAX];
 	/*
 	 * Vectors that go to an attached softirq thread under the model,

@@ -140,6 +140,8 @@ visit_counters(const struct sirq_lcore *lc, const struct sirq_stats *st,
 		snprintf(name, sizeof(name), "wakeup_%s", sirq_wake_name(i));
 		emit(sink, name, st->wakeups[i]);
 	}
+	emit(sink, "worker_continuations", st->worker_continuations);
+	emit(sink, "worker_wakeups_unused", st->worker_wakeups_unused);
 	for (i = 0; i < SIRQ_WINDOW_MAX; i++) {
 		snprintf(name, sizeof(name), "window_%s", sirq_window_name(i));
 		emit(sink, name, st->windows_opened[i]);

@@ -194,9 +194,10 @@ flood_with_waiter(enum sirq_policy_id policy, enum sirq_mode mode,
 	struct sirq_lcore_conf conf;
 	struct sirq_lcore *lc;
 	struct sirq_stats st;
-	uint64_t join_ns;
+	struct sirq_lcore_stats ls;
+	uint64_t join_ns, passes = 0, woken = 0, explained;
 	pthread_t thr;
-	unsigned int n;
+	unsigned int n, e;
 
 	eal_start(vdevs);
 	port_start(0, 1, false);
@@ -234,7 +235,11 @@ flood_with_waiter(enum sirq_policy_id policy, enum sirq_mode mode,
 	sirq_stats_get(w.cpu, &st);
 
 	n = w.calls < MAX_CALLS ? w.calls : MAX_CALLS;
-	cr_assert(n > 0, "no call was made");
+	sirq_lcore_stats_get(lc, &ls);
+	cr_assert(n > 0, "no call was made: %" PRIu64 " iterations, NET_RX %" PRIu64
+		  " inline and %" PRIu64 " in sirqd, %" PRIu64 " loans to sirqd",
+		  ls.iterations, st.runs[SIRQ_NET_RX][SIRQ_CTX_INLINE],
+		  st.runs[SIRQ_NET_RX][SIRQ_CTX_WORKER], ls.worker_pi_boosts);
 	qsort(w.ns, n, sizeof(w.ns[0]), cmp_u64);
 	cr_log_info("bh_wait policy=%s mode=%s caller=%s calls=%u p99_us=%.1f max_us=%.1f remote_calls=%u engine_waits=%" PRIu64
 		    " runs_max=%" PRIu64 " stop_us=%.1f",
@@ -243,6 +248,27 @@ flood_with_waiter(enum sirq_policy_id policy, enum sirq_mode mode,
 		    (double)w.ns[(n * 99) / 100 < n ? (n * 99) / 100 : n - 1] / 1e3,
 		    (double)w.ns[n - 1] / 1e3, w.remote_calls, st.lock_wait.samples,
 		    st.lock_wait_runs_max, (double)join_ns / 1e3);
+	/*
+	 * Who ran the flood, and why sirqd ran each of its passes: the
+	 * first after a wake-up (by reason) or a continuation, less the
+	 * wake-ups that found the work gone. One wake-up may still wait
+	 * for its pass when the lcore stops.
+	 */
+	for (e = 0; e < SIRQ_EXIT_MAX; e++)
+		passes += st.pass_exit[e][SIRQ_CTX_WORKER];
+	for (e = 0; e < SIRQ_WAKE_MAX; e++)
+		woken += st.wakeups[e];
+	explained = woken - st.worker_wakeups_unused + st.worker_continuations;
+	cr_log_info("bh_wait policy=%s mode=%s caller=%s net_rx_inline=%" PRIu64
+		    " net_rx_sirqd=%" PRIu64 " sirqd_passes=%" PRIu64
+		    " wakeups=%" PRIu64 " unused=%" PRIu64 " continuations=%" PRIu64,
+		    sirq_policy_name(policy), mode == SIRQ_MODE_IRQ ? "irq" : "poll",
+		    caller_names[caller], st.runs[SIRQ_NET_RX][SIRQ_CTX_INLINE],
+		    st.runs[SIRQ_NET_RX][SIRQ_CTX_WORKER], passes, woken,
+		    st.worker_wakeups_unused, st.worker_continuations);
+	cr_expect(explained == passes || explained == passes + 1,
+		  "sirqd ran %" PRIu64 " passes, wake-ups and continuations explain %" PRIu64,
+		  passes, explained);
 
 	/* The caller was not held for the whole run (before: one call). */
 	cr_expect_geq(w.calls, 2, "%u calls in %u s", w.calls, run_seconds());
