@@ -104,7 +104,11 @@ enum sirq_vector {
 
 /** Who may run pending work while the worker is runnable. */
 enum sirq_policy_id {
-	/** Linux >= 6.5: the dispatcher always runs pending work. */
+	/**
+	 * Linux >= 6.5: the dispatcher runs pending work whenever it gets the
+	 * lock, whatever the worker's state; the worker gets what a pass
+	 * leaves after its limits.
+	 */
 	SIRQ_POLICY_MAINLINE = 0,
 	/** Linux 4.9 .. 6.4: a runnable worker gets everything not expedited. */
 	SIRQ_POLICY_KSOFTIRQD,

@@ -987,6 +987,15 @@ poll_loop(struct sirq_lcore *lc)
 		res = sirq_lcore_iteration(lc);
 		if (lc->conf.app_fn != NULL)
 			lc->conf.app_fn(lc, lc->conf.app_arg);
+		/*
+		 * A pass of its own that left work to sirqd counts too: the
+		 * kernel's idle task does not poll, so a flood that overran
+		 * the limits once stays with ksoftirqd, whatever woke it,
+		 * until ksoftirqd finds nothing.
+		 */
+		if (res == SIRQ_IRQ_EXIT_RAN && lc->conf.app_fn == NULL &&
+		    sirq_worker_state(lc->cpu) == SIRQ_WORKER_RUNNABLE)
+			res = SIRQ_IRQ_EXIT_DEFERRED;
 		if (res != SIRQ_IRQ_EXIT_DEFERRED && res != SIRQ_IRQ_EXIT_BUSY)
 			continue;
 		if (lc->conf.app_fn == NULL && poll_wait_for_sirqd(lc))

@@ -24,8 +24,9 @@ need_resched_always_yields(const struct sirq_cpu *cpu, enum sirq_ctx ctx,
 
 /*
  * Linux >= 6.5. d15121be7485 reverted "Let ksoftirqd do its job": the
- * dispatcher always runs pending work, the worker only gets what is left
- * after the restart and time limits.
+ * dispatcher runs pending work whenever it has the lock, whatever the
+ * worker's state; the worker gets what a pass leaves after the restart
+ * and time limits, and keeps it while it never finds the queue empty.
  */
 static bool
 mainline_would_defer(const struct sirq_cpu *cpu, uint32_t pending,
