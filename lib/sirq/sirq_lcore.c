@@ -1050,26 +1050,37 @@ irq_setup(struct sirq_lcore *lc)
 /*
  * Would a look find anything that no "interrupt" brings? Not when every
  * queue of the lcore either has its Rx interrupt armed or is masked
- * (sirq_rx_irq_quiet()), with the work of those NET_RX polls at sirqd,
- * which the policy leaves it to; and no transmitted packet is tracked,
+ * (sirq_rx_irq_quiet()), with the work of those NET_RX polls at its
+ * runner, which the policy leaves it to: a runnable sirqd, or the
+ * execution model's NET_RX thread; and no transmitted packet is tracked,
  * whose completion only a look sees. Then the dispatcher sleeps until
  * the next tick, a timer, a kick or an Rx interrupt: a kernel whose NIC
  * is masked while ksoftirqd polls it spends nothing in irq_exit() until
  * the tick either. When the policy would run the work itself (mainline,
  * kicinski past its window), the looks go on: they are what lends a
- * preempted sirqd the CPU (sirqd_lock_busy()).
+ * preempted sirqd the CPU (sirqd_lock_busy()), and at a look every tick
+ * instead, the flood's reader took 39 % of the CPU under mainline where
+ * it had 7 (docs/benchmarks.md, "The dispatcher's share of a flood").
  */
 static bool
 irq_looks_idle(struct sirq_lcore *lc)
 {
 	bool net_rx_has;
+	int t;
 
 	if (lc->rx.nb_napi == 0 || sirq_tx_tracking(&lc->tx) ||
 	    !sirq_rx_irq_quiet(&lc->rx, &net_rx_has))
 		return false;
-	return !net_rx_has ||
-		(sirq_worker_state(lc->cpu) == SIRQ_WORKER_RUNNABLE &&
-		 !sirq_inline_wanted(lc->cpu));
+	if (!net_rx_has)
+		return true;
+	/* The model's NET_RX thread, when attached, has the work alone. */
+	t = sirq_thread_of(lc->cpu, SIRQ_NET_RX);
+	if (t >= 0 && sirq_thread_state(lc->cpu, (unsigned int)t) !=
+	    SIRQ_WORKER_PARKED)
+		return sirq_thread_state(lc->cpu, (unsigned int)t) ==
+			SIRQ_WORKER_RUNNABLE;
+	return sirq_worker_state(lc->cpu) == SIRQ_WORKER_RUNNABLE &&
+		!sirq_inline_wanted(lc->cpu);
 }
 
 /*
