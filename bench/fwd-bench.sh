@@ -15,11 +15,16 @@
 #           net_virtio_user ports (hugepages, --single-file-segments);
 #           io forwarding of 32 circulating bursts per port, as memif.
 #           Only l2fwd-sirq's defaults and testpmd mac and io.
-# Each variant: every policy with l2fwd-sirq's defaults otherwise (no
-# tuning flag: kicinski is the default policy), kicinski with the stall
-# scenario's app load, kicinski without priority inheritance on the
-# execution lock (--worker-boost 0), and the two testpmd modes. Mpps is packets received
-# by the forwarder (both ports) per second of forwarding, for both tools.
+# Each variant: every policy and execution model with l2fwd-sirq's
+# defaults otherwise (no tuning flag: kicinski is the default policy),
+# kicinski with the stall scenario's app load, kicinski without priority
+# inheritance on the execution lock (--worker-boost 0), the two testpmd
+# modes, and on null DPDK's own l2fwd example (dpdk-l2fwd: built by
+# bench/dpdk-l2fwd-build.sh, left out with the reason if it cannot be).
+# Mpps is packets received by the forwarder (both ports) per second of
+# forwarding, for every tool. On null, each l2fwd-sirq run also records
+# its threads' CPU time and context switches (/proc/PID/task, twice
+# during the run), for where its CPU goes.
 # Table on stdout, JSON in out/fwd-bench.json, raw runs in out/fwd-bench/.
 #
 #   FWD_SETUPS="null memif null2q"   setups to run (default these three;
@@ -34,7 +39,7 @@
 #   FWD_OUT=DIR      raw runs (default out/fwd-bench; emptied first)
 #   FWD_JSON=FILE    the JSON summary (default out/fwd-bench.json)
 #
-# Default: 3 setups x 8 variants x 5 rounds x 5 s, about 15 minutes on 2 cores.
+# Default: 3 setups x 12 variants x 5 rounds x 5 s, about 20 minutes on 2 cores.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -61,11 +66,16 @@ VARIANTS=(
 	"ksoftirqd|--policy ksoftirqd"
 	"kicinski|--policy kicinski"
 	"deferred|--policy deferred"
+	"rt|--policy rt"
+	"pushdown|--policy pushdown"
+	"pushdown-locked|--policy pushdown-locked"
 	"kicinski+stall|--policy kicinski --app-load $STALL_LOAD"
 	"kicinski-nopi|--policy kicinski --worker-boost 0"
 	"testpmd-mac|mac"
 	"testpmd-io|io"
+	"dpdk-l2fwd|l2fwd"
 )
+DPDK_L2FWD_BIN=""
 
 [ -x "$L2FWD" ] || { echo "fwd-bench: $L2FWD missing; run ninja -C $BUILD" >&2; exit 1; }
 mkdir -p "$OUT"
@@ -89,10 +99,28 @@ null_eal() {	# setup -> l2fwd-sirq's -l and vdevs
 
 null_lcores() { [ "$1" = null2q ] && echo 2 || echo 1; }
 
+# Every thread of process PID: "tid cpu_ns voluntary nonvoluntary comm",
+# the CPU time from schedstat (ns), the switches from status.
+threads_sample() {	# pid file
+	local d tid comm ns vol nvol
+	: >"$2"
+	for d in /proc/"$1"/task/*; do
+		tid=${d##*/}
+		read -r comm <"$d/comm" 2>/dev/null || continue
+		read -r ns _ <"$d/schedstat" 2>/dev/null || continue
+		vol=$(awk '/^voluntary_ctxt_switches/ { print $2 }' "$d/status" 2>/dev/null)
+		nvol=$(awk '/^nonvoluntary_ctxt_switches/ { print $2 }' "$d/status" 2>/dev/null)
+		echo "$tid $ns ${vol:-0} ${nvol:-0} $comm" >>"$2"
+	done
+	echo "at_ns $(date +%s%N)" >>"$2"
+}
+
 # l2fwd-sirq times itself on net_null: its report has packets and elapsed_s.
+# Its threads are sampled once it forwards (after 0.5 s) and 1 s before
+# its end.
 run_l2fwd_null() {
 	local setup=$1 name=$2 opts=$3 round=$4 tag=$1-$2-$4
-	local report=$OUT/$tag.json log=$OUT/$tag.log app=()
+	local report=$OUT/$tag.json log=$OUT/$tag.log app=() sampled=""
 	[ "$setup" = null2q ] && app=(--rxq 2)
 	# shellcheck disable=SC2046,SC2086 # lists of options
 	set -- "$L2FWD" $(null_eal "$setup") $(eal_mem 512) --no-pci "${NULL_VDEVS[@]}" \
@@ -101,11 +129,52 @@ run_l2fwd_null() {
 	echo "   $*"
 	"$@" >"$log" 2>&1 &
 	pid=$!
+	if [ "$setup" = null ] && [ "$SECONDS_PER_RUN" -ge 3 ]; then
+		until grep -qs ' forwards ' "$log"; do
+			kill -0 "$pid" 2>/dev/null || break
+			sleep 0.02
+		done
+		sleep 0.5
+		threads_sample "$pid" "$OUT/$tag.threads0"
+		sleep $((SECONDS_PER_RUN - 2))
+		threads_sample "$pid" "$OUT/$tag.threads1"
+		sampled=", \"threads\": [\"$OUT/$tag.threads0\", \"$OUT/$tag.threads1\"]"
+	fi
 	wait "$pid" || fail "$tag: l2fwd-sirq exited with $?; see $log"
 	pid=""
 	dpdk_leftovers_rm "$PREFIX-$round"
 	record "$setup" "$name" l2fwd-sirq "$round" "$(null_lcores "$setup")" \
-		"\"report\": \"$report\""
+		"\"report\": \"$report\"$sampled"
+}
+
+# DPDK's l2fwd on the null setup's ports and lcore: one lcore polls both
+# ports (-q 2), statistics every second (-T 1, totals since the start,
+# printed by that lcore between bursts). Mpps from the first to the last
+# total printed, one second apart each; SIGINT ends it.
+run_dpdk_l2fwd_null() {
+	local setup=$1 name=$2 round=$3 tag=$1-$2-$3
+	local log=$OUT/$tag.log totals n first last
+	# shellcheck disable=SC2046 # eal_mem gives two or three arguments
+	set -- "$DPDK_L2FWD_BIN" -l 1 $(eal_mem 512) --no-pci "${NULL_VDEVS[@]}" \
+		--file-prefix="$PREFIX-$round" -- -p 0x3 -q 2 -T 1
+	echo "   $*"
+	"$@" >"$log" 2>&1 &
+	pid=$!
+	sleep $((SECONDS_PER_RUN + 2))
+	kill -INT "$pid"
+	wait "$pid" || fail "$tag: l2fwd exited with $?; see $log"
+	pid=""
+	dpdk_leftovers_rm "$PREFIX-$round"
+	# The first total is the start's (0), the second after a second of
+	# warm-up: measured from there.
+	totals=$(grep -a -o 'Total packets received: *[0-9]*' "$log" | grep -o '[0-9]*$' | tail -n +2)
+	n=$(echo "$totals" | wc -l)
+	[ "$n" -ge 3 ] || fail "$tag: l2fwd printed $n totals; see $log"
+	first=$(echo "$totals" | head -1)
+	last=$(echo "$totals" | tail -1)
+	[ "$last" -gt "$first" ] || fail "$tag: l2fwd forwarded no packets; see $log"
+	record "$setup" "$name" dpdk-l2fwd "$round" 1 \
+		"\"packets\": $((last - first)), \"seconds\": $((n - 1)), \"log\": \"$log\""
 }
 
 # testpmd is interactive, commands on fd 4 through a fifo: "start", SECONDS,
@@ -314,6 +383,10 @@ run_testpmd_virtio() {
 
 echo "== fwd-bench: setups $SETUPS; ${#VARIANTS[@]} variants x $RUNS rounds x ${SECONDS_PER_RUN}s"
 bench_memory "$HUGEPAGES"
+if [[ $SETUPS =~ (^| )null( |$) ]] && [[ dpdk-l2fwd =~ ${FWD_ONLY:-.} ]]; then
+	DPDK_L2FWD_BIN=$(bench/dpdk-l2fwd-build.sh) ||
+		echo "fwd-bench: no DPDK l2fwd (bench/dpdk-l2fwd-build.sh said why): dpdk-l2fwd left out" >&2
+fi
 start=$(date +%s)
 for setup in $SETUPS; do
 	case $setup in null | memif | null2q) ;;
@@ -327,6 +400,11 @@ for setup in $SETUPS; do
 			what=${v#*|}
 			[[ $name =~ ${FWD_ONLY:-.} ]] || continue
 			[ "$setup" != virtio ] || [[ $name =~ $VIRTIO_VARIANTS ]] || continue
+			if [ "$name" = dpdk-l2fwd ]; then
+				[ "$setup" = null ] && [ -n "$DPDK_L2FWD_BIN" ] || continue
+				run_dpdk_l2fwd_null "$setup" "$name" "$round"
+				continue
+			fi
 			case $setup-$name in
 			virtio-testpmd-*) run_testpmd_virtio "$name" "$what" "$round" ;;
 			virtio-*) run_l2fwd_virtio "$name" "$what" "$round" ;;
