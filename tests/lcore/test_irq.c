@@ -380,6 +380,18 @@ flood_run(enum sirq_policy_id policy, struct sirq_lcore_stats *ls,
 	cr_expect_eq(pool_in_use(), 0, "mbufs leaked");
 }
 
+/* Slept until the ticks: a look every 100 us would be 40 per 4 ms tick. */
+static void
+expect_looks_only_at_ticks(const struct sirq_lcore_stats *ls)
+{
+	cr_expect_gt(ls->irq_tick_sleeps, 0);
+	cr_expect_gt(ls->irq_ticks, 0);
+	cr_expect_leq(ls->iterations, 2 * ls->irq_ticks + 20,
+		      "%" PRIu64 " looks for %" PRIu64 " ticks, %" PRIu64
+		      " tick sleeps", ls->iterations, ls->irq_ticks,
+		      ls->irq_tick_sleeps);
+}
+
 /*
  * A NIC whose NAPI is scheduled is masked: while ksoftirqd polls it, the
  * kernel enters irq_exit() only at the tick. So does the dispatcher when
@@ -394,13 +406,7 @@ Test(lcore_irq, with_every_queue_masked_and_the_work_with_sirqd_it_looks_only_at
 
 	flood_run(SIRQ_POLICY_KSOFTIRQD, &ls, &st);
 	cr_expect_gt(st.runs[SIRQ_NET_RX][SIRQ_CTX_WORKER], 0, "sirqd polled");
-	cr_expect_gt(ls.irq_tick_sleeps, 0);
-	cr_expect_gt(ls.irq_ticks, 0);
-	/* A look every 100 us would be 40 per 4 ms tick. */
-	cr_expect_leq(ls.iterations, 2 * ls.irq_ticks + 20,
-		      "%" PRIu64 " looks for %" PRIu64 " ticks, %" PRIu64
-		      " tick sleeps", ls.iterations, ls.irq_ticks,
-		      ls.irq_tick_sleeps);
+	expect_looks_only_at_ticks(&ls);
 }
 
 /*
@@ -418,12 +424,7 @@ Test(lcore_irq, with_every_queue_masked_and_the_work_with_a_net_rx_thread_it_loo
 	flood_run(SIRQ_POLICY_PUSHDOWN, &ls, &st);
 	cr_expect_gt(st.runs[SIRQ_NET_RX][SIRQ_CTX_WORKER], 0,
 		     "the NET_RX thread polled");
-	cr_expect_gt(ls.irq_tick_sleeps, 0);
-	cr_expect_gt(ls.irq_ticks, 0);
-	cr_expect_leq(ls.iterations, 2 * ls.irq_ticks + 20,
-		      "%" PRIu64 " looks for %" PRIu64 " ticks, %" PRIu64
-		      " tick sleeps", ls.iterations, ls.irq_ticks,
-		      ls.irq_tick_sleeps);
+	expect_looks_only_at_ticks(&ls);
 }
 
 /*
