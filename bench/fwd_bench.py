@@ -31,9 +31,9 @@ BASELINES = ("testpmd-mac", "testpmd-io", "dpdk-l2fwd")
 
 
 def median_ci(xs, level=0.95):
-    """Median of @xs and the order-statistic interval around it that holds
-    it with at least @level: (lo, hi, coverage); lo = hi = None when too few
-    values give that coverage (fewer than 6)."""
+    """The order-statistic interval that holds the median of @xs' law with
+    at least @level, the narrowest such: (lo, hi, coverage); three Nones
+    when no interval of @xs gives that coverage (fewer than 6 values)."""
     xs = sorted(xs)
     n = len(xs)
     best = None

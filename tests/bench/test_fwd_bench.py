@@ -13,18 +13,9 @@ import os
 import sys
 import tempfile
 
-TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-sys.path.insert(0, os.path.join(TOP, "bench"))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from checks import check, exit_code  # noqa: E402
 import fwd_bench  # noqa: E402
-
-failures = []
-
-
-def check(ok, what):
-    print("%s: %s" % ("ok" if ok else "FAIL", what))
-    if not ok:
-        failures.append(what)
-
 
 def binomial_coverage(n, k):
     """P(x(k) <= median <= x(n-k+1)) for a continuous law: by counting."""
@@ -109,5 +100,4 @@ with tempfile.TemporaryDirectory() as tmp:
               lambda: the_thread_split_is_per_role_between_two_samples(tmp),
               lambda: the_summary_has_both_yardsticks(tmp)):
         t()
-print("%d failed" % len(failures))
-sys.exit(1 if failures else 0)
+sys.exit(exit_code())

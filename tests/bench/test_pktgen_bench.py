@@ -19,18 +19,9 @@ import os
 import sys
 from types import SimpleNamespace
 
-TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-sys.path.insert(0, os.path.join(TOP, "bench"))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from checks import check, exit_code  # noqa: E402
 import pktgen_bench  # noqa: E402
-
-failures = []
-
-
-def check(ok, what):
-    print("%s: %s" % ("ok" if ok else "FAIL", what))
-    if not ok:
-        failures.append(what)
-
 
 SHARE = 0.62           # what pktgen offers of what a setting asks for
 SIZE = 64
@@ -166,5 +157,4 @@ for t in (search_finds_both_bounds, a_forwarder_that_keeps_up_ends_the_search_at
           the_table_gives_ratios_per_repeat):
     print("== " + t.__name__)
     t()
-print("%d failed" % len(failures))
-sys.exit(1 if failures else 0)
+sys.exit(exit_code())

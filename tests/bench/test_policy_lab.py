@@ -23,20 +23,11 @@ import sys
 import tempfile
 from contextlib import redirect_stdout
 
-TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-sys.path.insert(0, os.path.join(TOP, "bench"))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from checks import check, exit_code  # noqa: E402
 import policy_lab  # noqa: E402
 import policy_plots  # noqa: E402
 import rr_lab  # noqa: E402
-
-failures = []
-
-
-def check(ok, what):
-    print("%s: %s" % ("ok" if ok else "FAIL", what))
-    if not ok:
-        failures.append(what)
-
 
 def hist(bucket, n):
     h = [0] * 40
@@ -179,8 +170,7 @@ def main():
         units(sys.argv[2] if len(sys.argv) == 3 else None)
     else:
         sys.exit(__doc__)
-    print("%d failure(s)" % len(failures))
-    return 1 if failures else 0
+    return exit_code()
 
 
 if __name__ == "__main__":

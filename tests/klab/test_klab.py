@@ -21,18 +21,11 @@ import subprocess
 import sys
 import tempfile
 
-TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-sys.path.insert(0, os.path.join(TOP, "bench"))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__))), "bench"))
+from checks import TOP, check, exit_code  # noqa: E402
 import kernel_lab  # noqa: E402
 import softirq_trace  # noqa: E402
-
-failures = []
-
-
-def check(ok, what):
-    print("%s: %s" % ("ok" if ok else "FAIL", what))
-    if not ok:
-        failures.append(what)
 
 
 TRACE = """# tracer: nop
@@ -326,8 +319,7 @@ def main():
             return 77
     else:
         sys.exit(__doc__)
-    print("%d failure(s)" % len(failures))
-    return 1 if failures else 0
+    return exit_code()
 
 
 if __name__ == "__main__":
