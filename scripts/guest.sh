@@ -54,7 +54,9 @@
 # really boots on it, found by one probe boot whose verdict is cached, else
 # TCG), GUEST_CACHE (default /var/cache/libsirq-guest: initramfs, probe),
 # GUEST_QEMU_ROOT=DIR (a Debian root whose QEMU to run, below),
-# GUEST_FS=virtiofs|9p (how the guest reaches this machine's files).
+# GUEST_FS=virtiofs|9p (how the guest reaches this machine's files),
+# GUEST_TCG_THREADS=multi|single (TCG's host threads: one per vCPU, or one
+# for all; default multi, single under a root's QEMU, below).
 #
 # QEMU: this machine's, unless a NIC model needs a newer one (igb, which
 # QEMU has from 8.0 on; Debian 12's is 7.2). Then the guest runs Debian
@@ -384,9 +386,25 @@ if [ "$accel" = auto ]; then
 	fi
 	exec 9>&-
 fi
+# One host thread per vCPU, but under a root's QEMU (10.0): there,
+# multi-threaded TCG now and then left a vCPU halted with its timer's
+# vector in service and the next tick pending behind it (the guest
+# kernel's RCU stall; every task with a timer on that CPU asleep for
+# good), once in about a hundred l2fwd-sirq runs on igb, and once failed
+# an assertion (physmem.c, iotlb_to_section) while the guest made its
+# VFs. One thread for both vCPUs: guest_igb took 132 s against 124.
+if [ ${#qemu_bin[@]} -gt 1 ]; then
+	tcg_threads=${GUEST_TCG_THREADS:-single}
+else
+	tcg_threads=${GUEST_TCG_THREADS:-multi}
+fi
+case $tcg_threads in
+multi|single) ;;
+*) die "GUEST_TCG_THREADS must be multi or single, not '$tcg_threads'" ;;
+esac
 case $accel in
 kvm) accel_args=(-accel kvm -cpu host) ;;
-tcg) accel_args=(-accel tcg,thread=multi -cpu max) ;;
+tcg) accel_args=(-accel "tcg,thread=$tcg_threads" -cpu max) ;;
 *) die "GUEST_ACCEL must be kvm, tcg or auto, not '$accel'" ;;
 esac
 
@@ -483,6 +501,7 @@ done
 cmdline="console=ttyS0 intel_iommu=on iommu=pt panic=-1 quiet init_on_alloc=0"
 cmdline+=" hugepages=$hugepages guest_ctl=${ctl##*/} guest_fs=$fs $append"
 
+[ "$accel" = tcg ] && why="${why:+$why, }$tcg_threads-threaded"
 say "kernel $release, $accel${why:+ ($why)}, $smp CPUs, $mem MB, ${#nics[@]} NICs"
 
 : >"$run/cmd.out"

@@ -18,6 +18,17 @@ run passes when:
 --link-flap pulls the cable of the last port mid-traffic (QEMU's
 set_link off, then on) and asks for link-down drops and a resumed flow.
 
+A guest whose vCPU stops taking interrupts is not a failed run. TCG
+(QEMU 10.0, the igb case's) now and then leaves a vCPU halted with its
+timer's vector in service and the next tick pending behind it (`info
+lapic`: ISR 236, IRR 236): every task whose timer sits on that CPU
+sleeps for good, l2fwd-sirq's stop and fwd-runs.sh's own sleeps among
+them, and the guest kernel reports an RCU stall. On that report the
+run is dropped, the CPUs' APIC state logged, and the runs from it on go
+to a new guest, at most MAX_WEDGED times a case; a real hang of
+l2fwd-sirq's, with every vCPU alive, still fails its run
+(tests/guest/fwd-runs.sh, run-N.hang).
+
 Exit 0 when every run passes, 1 when one fails, 77 (skip) when the guest
 lab cannot run here (not root, no QEMU or kernel).
 """
@@ -28,6 +39,7 @@ import os
 import re
 import shlex
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -42,6 +54,14 @@ import nicpeer  # noqa: E402
 POLICIES = ["mainline", "ksoftirqd", "kicinski", "deferred"]
 VF_MAC = "52:54:00:12:35:56"    # --vf: VF 0's, set from the PF
 SKIP = 77
+# The guest kernel's report of a CPU that no longer runs its timers.
+WEDGED_RX = re.compile(r"rcu: INFO: \S+ detected stalls on CPUs|"
+                       r"rcu: \S+ kthread timer wakeup didn't happen")
+MAX_WEDGED = 2
+
+
+class GuestWedged(Exception):
+    """The guest kernel reported an RCU stall: a vCPU stopped."""
 
 
 def log(msg):
@@ -156,6 +176,31 @@ class Monitor:
     def __init__(self, path):
         self.path = path
 
+    def session(self, lines):
+        """LINES in one connection (`cpu N` holds for the next); what
+        the monitor answered, its echo and escapes removed."""
+        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        s.connect(self.path)
+        s.settimeout(5)
+        out = b""
+        try:
+            for line in lines:
+                s.sendall(line.encode() + b"\n")
+                time.sleep(0.5)
+                while True:
+                    try:
+                        chunk = s.recv(65536)
+                    except socket.timeout:
+                        break
+                    out += chunk
+                    if not chunk or out.endswith(b"(qemu) "):
+                        break
+        finally:
+            s.close()
+        text = re.sub(r"\x1b\[[0-9;]*[A-Za-z]", "", out.decode(errors="replace"))
+        return "\n".join(ln for ln in text.replace("\r", "").splitlines()
+                         if ln.strip() and not ln.startswith("(qemu)"))
+
     def cmd(self, line):
         s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         s.connect(self.path)
@@ -178,6 +223,7 @@ class Case:
         self.case = os.path.join(self.dir, "case")
         os.makedirs(self.case)
         self.results = []
+        self.wedged = []        # the runs during which the guest wedged
         if self.tap:
             self.taps = ["sq%d_%d" % (os.getpid() % 10000, i) for i in range(self.nics)]
             self.specs = ["tap=" + t for t in self.taps]
@@ -217,13 +263,16 @@ class Case:
                 for policy in p.policies:
                     yield p, policy, mode
 
+    def write_vf_pre(self, n):
+        """Before run N the guest makes the VFs (fwd-runs.sh)."""
+        with open(os.path.join(self.case, "run-%d.pre" % n), "w") as f:
+            f.write("bash %s %s %s\n" % (os.path.join(HERE, "sriov-vf.sh"), self.pf, VF_MAC))
+
     def write_runs(self):
         vf_made = False
         for n, (p, policy, mode) in enumerate(self.runs(), 1):
             if p.vf and not vf_made:
-                # Before this run the guest makes the VFs (fwd-runs.sh).
-                with open(os.path.join(self.case, "run-%d.pre" % n), "w") as f:
-                    f.write("bash %s %s %s\n" % (os.path.join(HERE, "sriov-vf.sh"), self.pf, VF_MAC))
+                self.write_vf_pre(n)
                 vf_made = True
             lcores = ",".join(str(i) for i in range(p.lcores))
             argv = ["-l", lcores, "--file-prefix", "g%d" % n, "--log-level", "lib.eal:notice"]
@@ -258,7 +307,10 @@ class Case:
         for t in getattr(self, "taps", []):
             subprocess.run(["ip", "link", "del", t], stderr=subprocess.DEVNULL)
 
-    def start_guest(self):
+    def start_guest(self, first=1):
+        """A guest whose fwd-runs.sh starts at run FIRST."""
+        with open(os.path.join(self.case, "first"), "w") as f:
+            f.write("%d\n" % first)
         nic_args = []
         for s in self.specs:
             spec = "%s,%s" % (self.a.model, s)
@@ -280,13 +332,81 @@ class Case:
 
     def wait_file(self, path, timeout):
         end = time.monotonic() + timeout
+        next_look = 0
         while time.monotonic() < end:
             if os.path.exists(path):
                 return True
             if self.guest.poll() is not None:
                 return os.path.exists(path)
+            if time.monotonic() >= next_look:
+                self.check_wedged()
+                next_look = time.monotonic() + 1
             time.sleep(0.1)
         return False
+
+    def check_wedged(self):
+        """GuestWedged when the guest kernel reported an RCU stall."""
+        try:
+            with open(os.path.join(self.dir, "console.log"), errors="replace") as f:
+                lines = f.read().splitlines()
+        except OSError:
+            return
+        hits = [i for i, ln in enumerate(lines) if WEDGED_RX.search(ln)]
+        if hits:
+            raise GuestWedged("\n".join(lines[hits[0]:hits[0] + 8]))
+
+    def apic_state(self):
+        """Each vCPU's halt flag and local APIC ISR/IRR, from the monitor."""
+        cmds = []
+        for cpu in range(self.a.smp):
+            cmds += ["cpu %d" % cpu, "info lapic", "info registers"]
+        try:
+            text = self.mon_session(cmds)
+        except OSError as e:
+            return "(the monitor: %s)" % e
+        keep = [ln.strip() for ln in text.splitlines()
+                if re.match(r"\s*(dumping local APIC|ISR|IRR|APR|CPU#|RIP=)", ln)]
+        return "; ".join(keep)
+
+    def mon_session(self, cmds):
+        return Monitor(self.mon).session(cmds)
+
+    def stop_guest(self):
+        """guest.sh stops QEMU and virtiofsd on SIGTERM (its trap)."""
+        if self.guest.poll() is None:
+            self.guest.terminate()
+            try:
+                self.guest.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                self.guest.kill()
+                self.guest.wait()
+        self.guest_log.close()
+
+    def resume(self, n, why):
+        """The guest wedged in run N: runs N on in a new guest."""
+        self.wedged.append(n)
+        state = self.apic_state()
+        log("run %d: the guest wedged (a vCPU stopped taking interrupts); the guest kernel said:" % n)
+        for ln in why.splitlines():
+            log("    " + ln)
+        log("    APIC: " + state)
+        self.stop_guest()
+        for name in ("console.log", "guest.log"):
+            src = os.path.join(self.dir, name)
+            if os.path.exists(src):
+                os.replace(src, os.path.join(self.dir, "wedged-%d-%s" % (len(self.wedged), name)))
+        # The dropped run and those after it start over: only their
+        # arguments stay, and the VF is made again when the phase has one.
+        for f in os.listdir(self.case):
+            m = re.match(r"run-(\d+)\.", f)
+            if m and int(m.group(1)) >= n and not f.endswith((".args", ".pre")):
+                os.remove(os.path.join(self.case, f))
+        ph = list(self.runs())[n - 1][0]
+        if ph.vf:
+            self.write_vf_pre(n)
+        log("run %d: runs %d to %d in a new guest (%d of at most %d)"
+            % (n, n, len(list(self.runs())), len(self.wedged), MAX_WEDGED))
+        self.start_guest(first=n)
 
     # --- one run -----------------------------------------------------
     def drops(self):
@@ -404,7 +524,9 @@ class Case:
         drops = [x - y for x, y in zip(self.drops(), before)]
         open(os.path.join(self.case, "run-%d.done" % n), "w").close()
         rc_path = os.path.join(self.case, "run-%d.rc" % n)
-        self.wait_file(rc_path, 120)
+        # fwd-runs.sh's FWD_STOP_S (60) for the stop, then up to 60 s of
+        # gdb when it did not stop.
+        self.wait_file(rc_path, 180)
         try:
             rc = int(open(rc_path).read())
         except (OSError, ValueError):
@@ -420,6 +542,10 @@ class Case:
         except (OSError, ValueError):
             cpu = None
         fails = [why] if why else []
+        hang = os.path.join(self.case, "run-%d.hang" % n)
+        if os.path.exists(hang):
+            fails.append("l2fwd-sirq did not stop within 60 s of its SIGINT (killed); its threads:\n"
+                         + open(hang, errors="replace").read()[-6000:])
         if mode == "irq" and a.log_irq:
             out = open(runlog, errors="replace").read() if os.path.exists(runlog) else ""
             fails += ["l2fwd-sirq's output has no line matching %r" % rx
@@ -483,9 +609,27 @@ class Case:
         try:
             self.start_guest()
             failed = 0
-            for n, (ph, policy, mode) in enumerate(self.runs(), 1):
+            runs = list(enumerate(self.runs(), 1))
+            i = 0
+            while i < len(runs):
+                n, (ph, policy, mode) = runs[i]
                 t0 = time.monotonic()
-                fails = self.run_one(n, ph, policy, mode)
+                try:
+                    fails = self.run_one(n, ph, policy, mode)
+                except GuestWedged as e:
+                    if len(self.wedged) >= MAX_WEDGED:
+                        log("run %d: the guest wedged again (%d times): not going on; it said:\n%s"
+                            % (n, len(self.wedged) + 1, e))
+                        log("    APIC: " + self.apic_state())
+                        self.results.append({"run": n, "policy": policy, "mode": mode,
+                                             "fails": ["the guest wedged"], "books": None,
+                                             "drops": None, "report": None})
+                        failed += 1
+                        self.stop_guest()
+                        break
+                    self.resume(n, str(e))
+                    continue
+                i += 1
                 r = self.results[-1]
                 b = r["books"]
                 sent = sum(bp["sent"]["data"] for bp in b["ports"]) if b else 0
@@ -505,14 +649,16 @@ class Case:
                     break
             rc = self.guest.wait(timeout=300)
         finally:
-            if self.guest.poll() is None:
-                self.guest.kill()
-            self.guest_log.close()
+            if hasattr(self, "guest"):
+                self.stop_guest()
             self.del_taps()
         glog = open(os.path.join(self.dir, "guest.log")).read()
         if rc == SKIP and not self.results:
             log("skip: " + glog.strip().splitlines()[-1] if glog.strip() else "skip")
             return SKIP
+        if self.wedged:
+            log("the guest wedged during run(s) %s; each was run again in a new guest"
+                % ", ".join(map(str, self.wedged)))
         if rc != 0 or len(self.results) != len(list(self.runs())):
             log("the guest exited %d after %d of %d runs; its log:" % (rc, len(self.results), len(list(self.runs()))))
             print(glog[-3000:])
@@ -600,6 +746,8 @@ def main():
     if os.geteuid() != 0:
         log("skip: the guest lab runs as root")
         return SKIP
+    # meson's timeout sends SIGTERM: the guest still goes down (finally).
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     if not os.access(a.l2fwd, os.X_OK):
         ap.error("--l2fwd: %s is not an executable" % a.l2fwd)
     case = Case(a, phases)
