@@ -44,9 +44,89 @@ static const char *const kernel_vectors[] = {
 	"sched", "hrtimer", "rcu",
 };
 
+/* A whole number 0..UINT32_MAX of @s, up to @stop (or the end). */
+static int
+parse_u32(const char *s, char stop, uint32_t *out)
+{
+	unsigned long long v;
+	char *end;
+
+	if (*s < '0' || *s > '9')
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno != 0 || v > UINT32_MAX || *end != stop)
+		return -EINVAL;
+	*out = (uint32_t)v;
+	return 0;
+}
+
 /*
- * --softirq-thread-sched VEC=CLASS[:PRIO],...: VEC a kernel vector's name
- * (timer, net_rx, ...) or a number; CLASS other, fifo or rr.
+ * CLASS of --softirq-thread-sched into @a: other | fair[:slice=US] |
+ * fifo:PRIO | rr:PRIO | deadline:RUNTIME/PERIOD[/DEADLINE] (us). The
+ * ranges are the library's (sirq_thread_attr_check()).
+ */
+static int
+parse_thread_class(char *cls, const char *vec, struct sirq_thread_attr *a,
+		   char *err, size_t len)
+{
+	char *colon = strchr(cls, ':'), *arg = NULL, *slash;
+	char why[256];
+	long v;
+
+	memset(a, 0, sizeof(*a));
+	if (colon != NULL) {
+		*colon = '\0';
+		arg = colon + 1;
+	}
+	if (strcmp(cls, "other") == 0 || strcmp(cls, "fair") == 0) {
+		a->policy = SCHED_OTHER;
+		if (arg != NULL &&
+		    (strncmp(arg, "slice=", 6) != 0 ||
+		     parse_u32(arg + 6, '\0', &a->slice_us) != 0)) {
+			snprintf(err, len, "--softirq-thread-sched: %s=%s: '%s' is not slice=US", vec, cls, arg);
+			return -EINVAL;
+		}
+	} else if (strcmp(cls, "fifo") == 0 || strcmp(cls, "rr") == 0) {
+		char *end;
+
+		a->policy = strcmp(cls, "fifo") == 0 ? SCHED_FIFO : SCHED_RR;
+		errno = 0;
+		v = arg == NULL ? 0 : strtol(arg, &end, 10);
+		if (arg == NULL || *arg == '\0' || *end != '\0' || errno != 0) {
+			snprintf(err, len, "--softirq-thread-sched: bad priority '%s' for %s (1..99)",
+				 arg == NULL ? "" : arg, vec);
+			return -EINVAL;
+		}
+		a->priority = v > 1000 ? 1000 : v < -1000 ? -1000 : (int)v;
+	} else if (strcmp(cls, "deadline") == 0) {
+		a->policy = SCHED_DEADLINE;
+		slash = arg == NULL ? NULL : strchr(arg, '/');
+		if (slash == NULL || parse_u32(arg, '/', &a->runtime_us) != 0 ||
+		    (strchr(slash + 1, '/') == NULL ?
+		     parse_u32(slash + 1, '\0', &a->period_us) :
+		     parse_u32(slash + 1, '/', &a->period_us) != 0 ||
+		     parse_u32(strchr(slash + 1, '/') + 1, '\0',
+			       &a->deadline_us)) != 0) {
+			snprintf(err, len, "--softirq-thread-sched: %s=deadline:%s is not deadline:RUNTIME/PERIOD[/DEADLINE] (us)",
+				 vec, arg == NULL ? "" : arg);
+			return -EINVAL;
+		}
+	} else {
+		snprintf(err, len, "--softirq-thread-sched: unknown class '%s' for %s (other, fair:slice=US, fifo:PRIO, rr:PRIO, deadline:RUNTIME/PERIOD[/DEADLINE])",
+			 cls, vec);
+		return -EINVAL;
+	}
+	if (sirq_thread_attr_check(a, why, sizeof(why)) != 0) {
+		snprintf(err, len, "--softirq-thread-sched: %s: %s", vec, why);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/*
+ * --softirq-thread-sched VEC=CLASS,...: VEC a kernel vector's name
+ * (timer, net_rx, ...) or a number; CLASS as parse_thread_class() takes.
  */
 static int
 parse_thread_sched(void *conf, const char *value, char *err, size_t len)
@@ -67,7 +147,7 @@ parse_thread_sched(void *conf, const char *value, char *err, size_t len)
 	for (item = strtok_r(buf, ",", &save); item != NULL;
 	     item = strtok_r(NULL, ",", &save)) {
 		struct app_thread_sched *t = &c->thread_sched[n];
-		char *eq = strchr(item, '='), *colon, *end;
+		char *eq = strchr(item, '='), *end;
 		long v;
 		size_t i;
 
@@ -76,7 +156,7 @@ parse_thread_sched(void *conf, const char *value, char *err, size_t len)
 			return -EINVAL;
 		}
 		if (eq == NULL) {
-			snprintf(err, len, "--softirq-thread-sched: '%s' is not VEC=CLASS[:PRIO]", item);
+			snprintf(err, len, "--softirq-thread-sched: '%s' is not VEC=CLASS", item);
 			return -EINVAL;
 		}
 		*eq = '\0';
@@ -96,41 +176,8 @@ parse_thread_sched(void *conf, const char *value, char *err, size_t len)
 			}
 			t->vec = (unsigned int)v;
 		}
-		colon = strchr(eq + 1, ':');
-		if (colon != NULL)
-			*colon = '\0';
-		if (strcmp(eq + 1, "other") == 0)
-			t->policy = SCHED_OTHER;
-		else if (strcmp(eq + 1, "fifo") == 0)
-			t->policy = SCHED_FIFO;
-		else if (strcmp(eq + 1, "rr") == 0)
-			t->policy = SCHED_RR;
-		else {
-			snprintf(err, len, "--softirq-thread-sched: unknown class '%s' for %s (other, fifo, rr)",
-				 eq + 1, item);
+		if (parse_thread_class(eq + 1, item, &t->attr, err, len) != 0)
 			return -EINVAL;
-		}
-		t->priority = 0;
-		if (colon != NULL) {
-			errno = 0;
-			v = strtol(colon + 1, &end, 10);
-			if (colon[1] == '\0' || *end != '\0' || errno != 0) {
-				snprintf(err, len, "--softirq-thread-sched: bad priority '%s' for %s", colon + 1, item);
-				return -EINVAL;
-			}
-			if (v > 1000)
-				v = 1000;
-			if (v < -1000)
-				v = -1000;
-			t->priority = (int)v;
-		}
-		if (t->policy == SCHED_OTHER ? t->priority != 0 :
-		    t->priority < 1 || t->priority > 99) {
-			snprintf(err, len, "--softirq-thread-sched: priority %d of %s out of range (%s)",
-				 t->priority, item, t->policy == SCHED_OTHER ?
-				 "none for other" : "1..99 for fifo and rr");
-			return -EINVAL;
-		}
 		n++;
 	}
 	c->nb_thread_sched = n;
@@ -146,8 +193,7 @@ app_thread_sched_apply(const char *prog, const struct app_common *c,
 	for (i = 0; i < c->nb_thread_sched; i++) {
 		const struct app_thread_sched *t = &c->thread_sched[i];
 
-		if (sirq_lcore_thread_sched(lc, t->vec, t->policy,
-					    t->priority) != 0) {
+		if (sirq_lcore_thread_attr(lc, t->vec, &t->attr) != 0) {
 			fprintf(stderr, "%s: --softirq-thread-sched: vector %u refused\n",
 				prog, t->vec);
 			return -1;
@@ -175,8 +221,8 @@ const struct app_opt app_common_opts[] = {
 	{ "policy", 0, "sirq", APP_OPT_POLICY, PARAM(policy), 0, 0,
 	  "NAME", "mainline | ksoftirqd | kicinski | deferred (the overload policies) | rt | pushdown | pushdown-locked (the execution models: softirq threads the scheduler runs)", NULL, NULL },
 	{ "softirq-thread-sched", 0, "sirq", APP_OPT_CUSTOM, 0, 0, 0,
-	  "VEC=CLASS[:PRIO],...",
-	  "rt and pushdown: the class of the softirq thread led by VEC (timer, net_rx, ... or a number): other, fifo:1..99 or rr:1..99, e.g. net_rx=fifo:10 (default: ktimers fifo:1, the others other); a real-time thread under a flood keeps the CPU from everything below it",
+	  "VEC=CLASS,...",
+	  "rt and pushdown: the class of the softirq thread led by VEC (timer, net_rx, ... or a number): other (fair), fair:slice=100..100000 (us, EEVDF, Linux 6.12+), fifo:1..99, rr:1..99 or deadline:RUNTIME/PERIOD[/DEADLINE] (us; its CPU needs an exclusive cpuset, or kernel.sched_rt_runtime_us=-1), e.g. net_rx=fifo:10 or net_rx=deadline:500/4000 (default: ktimers fifo:1, the others other); a real-time thread under a flood keeps the CPU from everything below it",
 	  parse_thread_sched, "default" },
 	{ "mode", 0, "sirq", APP_OPT_MODE, LCORE(mode), 0, 0, "MODE",
 	  "poll (busy-poll) | irq (SCHED_FIFO, sleeps until Rx or a tick)",

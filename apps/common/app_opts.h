@@ -67,8 +67,7 @@ struct app_opt {
 #define APP_MAX_THREAD_SCHED 8
 struct app_thread_sched {
 	unsigned int vec;
-	int policy;		/* SCHED_OTHER, SCHED_FIFO, SCHED_RR */
-	int priority;
+	struct sirq_thread_attr attr;	/* sirq_lcore_thread_attr()'s */
 };
 
 /* What every application has: the libsirq knobs, the load, the run. */

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "sirq_private.h"
 #include "sirq_trace.h"
@@ -438,6 +439,30 @@ runs_so_far(const struct sirq_cpu *cpu)
 static void record_hist(struct sirq_cpu *cpu, struct sirq_latency *lat,
 			uint64_t ns);
 
+#ifndef SCHED_DEADLINE
+#define SCHED_DEADLINE 6	/* Linux's */
+#endif
+
+/*
+ * One turn of a wait for the lock. sched_yield() lets the holder run; a
+ * SCHED_DEADLINE task's would also give up the rest of its runtime until
+ * its next period, so it sleeps a microsecond instead. @dl: -1 until the
+ * caller's class is asked, once per wait.
+ */
+static inline void
+lock_wait_turn(int *dl)
+{
+	if (*dl < 0)
+		*dl = sched_getscheduler(0) == SCHED_DEADLINE;
+	if (*dl) {
+		struct timespec ts = { .tv_nsec = 1000 };
+
+		nanosleep(&ts, NULL);
+	} else {
+		sched_yield();
+	}
+}
+
 /*
  * Take the lock, waiting in line if need be; the wait goes into @lat:
  * stats.lock_wait for the application's sections, stats.thread_lock_wait
@@ -449,6 +474,7 @@ exec_lock(struct sirq_cpu *cpu, struct sirq_latency *lat)
 {
 	uint64_t start, runs;
 	uint32_t ticket;
+	int dl = -1;
 
 	if (exec_trylock(cpu))
 		return;
@@ -462,7 +488,7 @@ exec_lock(struct sirq_cpu *cpu, struct sirq_latency *lat)
 					  sirq_exec_lock_owner(cpu));
 	while (__atomic_load_n(&cpu->lock_served, __ATOMIC_ACQUIRE) != ticket ||
 	       !exec_cas(cpu))
-		sched_yield();
+		lock_wait_turn(&dl);
 	__atomic_store_n(&cpu->lock_served, ticket + 1, __ATOMIC_RELEASE);
 
 	/* Ours now: the wait and what ran meanwhile, in the holder's stats. */

@@ -49,7 +49,7 @@ static void lcore_worker_hardirq(void *ctx);
 static void sirqd_went_idle(void *arg);
 static void irq_worker_ran(void *arg);
 static void napi_thread_polled(void *arg);
-static void sthreads_sync(struct sirq_lcore *lc, bool run);
+static int sthreads_sync(struct sirq_lcore *lc, bool run);
 
 static inline bool
 lcore_should_stop(const struct sirq_lcore *lc)
@@ -419,7 +419,7 @@ sirq_lcore_set_params(struct sirq_lcore *lc, const struct sirq_lcore_params *p)
 		/* The new model's softirq threads, if the lcore runs. */
 		pthread_mutex_lock(&lc->napi_set_lock);
 		if (__atomic_load_n(&lc->napi_running, __ATOMIC_ACQUIRE))
-			sthreads_sync(lc, true);
+			ret = sthreads_sync(lc, true);
 		pthread_mutex_unlock(&lc->napi_set_lock);
 		SIRQ_LOG(INFO, "lcore %u: policy %s, parameters changed",
 			 lc->lcore_id, sirq_policy_name(p->engine.policy));
@@ -428,49 +428,139 @@ sirq_lcore_set_params(struct sirq_lcore *lc, const struct sirq_lcore_params *p)
 }
 
 int
-sirq_lcore_thread_sched(struct sirq_lcore *lc, unsigned int vec, int policy,
-			int priority)
+sirq_thread_attr_check(const struct sirq_thread_attr *a, char *why, size_t len)
 {
-	struct sched_param sp = { .sched_priority = priority };
+	char buf[256];
+	unsigned long pmin = 100, pmax = 4194304;	/* the kernel's defaults */
+	FILE *f;
+
+	if (why == NULL || len == 0) {
+		why = buf;
+		len = sizeof(buf);
+	}
+	why[0] = '\0';
+	if (a == NULL) {
+		snprintf(why, len, "no attributes (NULL)");
+		return -EINVAL;
+	}
+	switch (a->policy) {
+	case -1:
+	case SCHED_OTHER:
+		if (a->priority != 0 || a->runtime_us != 0 ||
+		    a->deadline_us != 0 || a->period_us != 0)
+			snprintf(why, len, "a fair class takes a slice only, no priority, runtime, deadline or period");
+		else if (a->policy == -1 && a->slice_us != 0)
+			snprintf(why, len, "the default class (-1) takes nothing");
+		else if (a->slice_us != 0 &&
+			 (a->slice_us < SIRQ_THREAD_SLICE_MIN_US ||
+			  a->slice_us > SIRQ_THREAD_SLICE_MAX_US))
+			snprintf(why, len, "slice %u us out of range (%u..%u us)",
+				 a->slice_us, SIRQ_THREAD_SLICE_MIN_US,
+				 SIRQ_THREAD_SLICE_MAX_US);
+		break;
+	case SCHED_FIFO:
+	case SCHED_RR:
+		if (a->priority < 1 || a->priority > 99)
+			snprintf(why, len, "priority %d out of range (1..99 for SCHED_FIFO and SCHED_RR)",
+				 a->priority);
+		else if (a->slice_us != 0 || a->runtime_us != 0 ||
+			 a->deadline_us != 0 || a->period_us != 0)
+			snprintf(why, len, "a real-time class takes a priority only");
+		break;
+	case SCHED_DEADLINE:
+		f = fopen("/proc/sys/kernel/sched_deadline_period_min_us", "r");
+		if (f != NULL) {
+			if (fscanf(f, "%lu", &pmin) != 1)
+				pmin = 100;
+			fclose(f);
+		}
+		f = fopen("/proc/sys/kernel/sched_deadline_period_max_us", "r");
+		if (f != NULL) {
+			if (fscanf(f, "%lu", &pmax) != 1)
+				pmax = 4194304;
+			fclose(f);
+		}
+		if (a->priority != 0 || a->slice_us != 0)
+			snprintf(why, len, "SCHED_DEADLINE takes a runtime, a deadline and a period only");
+		else if (a->runtime_us < 1)
+			snprintf(why, len, "runtime %u us: at least 1 us", a->runtime_us);
+		else if (a->period_us < pmin || a->period_us > pmax)
+			snprintf(why, len, "period %u us out of range (%lu..%lu us: kernel.sched_deadline_period_min_us, _max_us)",
+				 a->period_us, pmin, pmax);
+		else if (a->deadline_us != 0 &&
+			 (a->deadline_us < a->runtime_us ||
+			  a->deadline_us > a->period_us))
+			snprintf(why, len, "deadline %u us out of range (runtime %u..period %u us)",
+				 a->deadline_us, a->runtime_us, a->period_us);
+		else if (a->runtime_us > a->period_us)
+			snprintf(why, len, "runtime %u us longer than the period %u us",
+				 a->runtime_us, a->period_us);
+		break;
+	default:
+		snprintf(why, len, "scheduling class %d is not SCHED_OTHER, SCHED_FIFO, SCHED_RR or SCHED_DEADLINE",
+			 a->policy);
+		break;
+	}
+	return why[0] == '\0' ? 0 : -EINVAL;
+}
+
+int
+sirq_lcore_thread_attr(struct sirq_lcore *lc, unsigned int vec,
+		       const struct sirq_thread_attr *a)
+{
+	char why[256];
 	struct sirqd *w;
 	int ret = 0;
 
-	if (lc == NULL || vec >= SIRQ_MAX_VECTORS) {
-		SIRQ_LOG(ERR, "sirq_lcore_thread_sched: %s",
-			 lc == NULL ? "the lcore is NULL" : "bad vector");
+	if (lc == NULL || vec >= SIRQ_MAX_VECTORS || a == NULL) {
+		SIRQ_LOG(ERR, "sirq_lcore_thread_attr: %s",
+			 lc == NULL ? "the lcore is NULL" : a == NULL ?
+			 "no attributes (NULL)" : "bad vector");
 		return -EINVAL;
 	}
-	if (policy != -1 && policy != SCHED_OTHER && policy != SCHED_FIFO &&
-	    policy != SCHED_RR) {
-		SIRQ_LOG(ERR, "lcore %u: vector %u: scheduling class %d is not SCHED_OTHER, SCHED_FIFO or SCHED_RR",
-			 lc->lcore_id, vec, policy);
-		return -EINVAL;
-	}
-	if (policy > 0 ? priority < 1 || priority > 99 : priority != 0) {
-		SIRQ_LOG(ERR, "lcore %u: vector %u: priority %d out of range (%s)",
-			 lc->lcore_id, vec, priority,
-			 policy > 0 ? "1..99 for SCHED_FIFO and SCHED_RR" :
-			 "0 for SCHED_OTHER and the default");
+	if (sirq_thread_attr_check(a, why, sizeof(why)) != 0) {
+		SIRQ_LOG(ERR, "lcore %u: vector %u: %s", lc->lcore_id, vec, why);
 		return -EINVAL;
 	}
 	pthread_mutex_lock(&lc->napi_set_lock);
-	lc->sthread_policy[vec] = policy;
-	lc->sthread_priority[vec] = priority;
+	lc->sthread_attr[vec] = *a;
 	w = &lc->sthread[vec];
-	if (policy >= 0 && (lc->sthreads_running & SIRQ_BIT(vec)) != 0) {
+	if (a->policy >= 0 && (lc->sthreads_running & SIRQ_BIT(vec)) != 0) {
 		pthread_mutex_lock(&w->pi_lock);
-		ret = -pthread_setschedparam(w->thread_id, policy, &sp);
-		if (ret == 0) {
-			w->sched_policy = policy;
-			w->sched_priority = priority;
+		if (sirq_sched_needs_setattr(a) ||
+		    sirq_sched_needs_setattr(&w->sched)) {
+			ret = sirq_sched_apply(__atomic_load_n(&w->tid,
+							       __ATOMIC_ACQUIRE),
+					       a);
+		} else {
+			struct sched_param sp = { .sched_priority = a->priority };
+
+			ret = -pthread_setschedparam(w->thread_id, a->policy,
+						     &sp);
 		}
+		if (ret == 0)
+			w->sched = *a;
 		pthread_mutex_unlock(&w->pi_lock);
 	}
 	pthread_mutex_unlock(&lc->napi_set_lock);
 	if (ret != 0)
-		SIRQ_LOG(WARNING, "lcore %u: vector %u: class not changed now: %s",
-			 lc->lcore_id, vec, strerror(-ret));
+		SIRQ_LOG(WARNING, "lcore %u: vector %u: attributes not changed now (%s): %s",
+			 lc->lcore_id, vec, strerror(-ret),
+			 sirq_sched_refusal(a, ret));
 	return ret;
+}
+
+int
+sirq_lcore_thread_sched(struct sirq_lcore *lc, unsigned int vec, int policy,
+			int priority)
+{
+	struct sirq_thread_attr a = { .policy = policy, .priority = priority };
+
+	if (policy == SCHED_DEADLINE) {
+		SIRQ_LOG(ERR, "sirq_lcore_thread_sched: SCHED_DEADLINE needs a runtime and a period: sirq_lcore_thread_attr()");
+		return -EINVAL;
+	}
+	return sirq_lcore_thread_attr(lc, vec, &a);
 }
 
 /*
@@ -546,7 +636,7 @@ lcore_create(unsigned int lcore_id, const struct sirq_lcore_conf *conf)
 	lc->worker.fd = -1;
 	for (unsigned int t = 0; t < SIRQ_MAX_VECTORS; t++) {
 		lc->sthread[t].fd = -1;
-		lc->sthread_policy[t] = -1;
+		lc->sthread_attr[t].policy = -1;
 	}
 	lc->irq.kick_fd = -1;
 	pthread_mutex_init(&lc->napi_set_lock, NULL);
@@ -1276,11 +1366,13 @@ lcore_drain(struct sirq_lcore *lc)
  * does: at the dispatcher's start and after a change of parameters.
  * Under napi_set_lock. A thread that cannot start leaves its vectors to
  * sirqd and the dispatcher (the engine runs a vector whose thread is not
- * attached as if the model had none).
+ * attached as if the model had none); when the kernel refused its slice
+ * or reservation, the errno is returned (the first), else 0.
  */
-static void
+static int
 sthreads_sync(struct sirq_lcore *lc, bool run)
 {
+	int err = 0;
 	uint32_t want = run ? sirq_threads_wanted(lc->cpu) : 0;
 	uint32_t stop = lc->sthreads_running & ~want;
 	uint32_t start;
@@ -1298,7 +1390,7 @@ sthreads_sync(struct sirq_lcore *lc, bool run)
 			SIRQ_LOG(WARNING,
 				 "lcore %u: policy %s without softirq threads: they would need QSBR ids of their own; sirqd runs their vectors",
 				 lc->lcore_id, sirq_policy_name(lc->conf.params.policy));
-		return;
+		return 0;
 	}
 	while (stop != 0) {
 		unsigned int t = (unsigned int)__builtin_ctz(stop);
@@ -1327,16 +1419,15 @@ sthreads_sync(struct sirq_lcore *lc, bool run)
 		w->idle = NULL;
 		w->ran = lc->worker.ran;
 		w->idle_arg = lc;
-		if (lc->sthread_policy[t] >= 0) {
-			w->sched_policy = lc->sthread_policy[t];
-			w->sched_priority = lc->sthread_priority[t];
+		memset(&w->sched, 0, sizeof(w->sched));
+		if (lc->sthread_attr[t].policy >= 0) {
+			w->sched = lc->sthread_attr[t];
 		} else if (rt && t == SIRQ_TIMER) {
 			/* ktimers/N: the lowest SCHED_FIFO priority (6.13). */
-			w->sched_policy = SCHED_FIFO;
-			w->sched_priority = 1;
+			w->sched.policy = SCHED_FIFO;
+			w->sched.priority = 1;
 		} else {
-			w->sched_policy = SCHED_OTHER;
-			w->sched_priority = 0;
+			w->sched.policy = SCHED_OTHER;
 		}
 		/*
 		 * Attached first: a detached thread's first run would end it
@@ -1350,11 +1441,15 @@ sthreads_sync(struct sirq_lcore *lc, bool run)
 		}
 		if (sirqd_start(w) != 0) {
 			sirq_thread_detach(lc->cpu, t);
+			/* Its slice or reservation refused: said, not hidden. */
+			if (w->start_ret != 0 && err == 0)
+				err = w->start_ret;
 			continue;
 		}
 		__atomic_fetch_or(&lc->sthreads_running, SIRQ_BIT(t),
 				  __ATOMIC_RELEASE);
 	}
+	return err;
 }
 
 /*
@@ -1425,10 +1520,14 @@ sirq_lcore_main(void *arg)
 		return ret;
 	}
 	pthread_mutex_lock(&lc->napi_set_lock);
-	sthreads_sync(lc, true);
+	ret = sthreads_sync(lc, true);
 	pthread_mutex_unlock(&lc->napi_set_lock);
 
-	if (lc->conf.mode == SIRQ_MODE_IRQ)
+	/* A softirq thread's attributes refused: no launch, said why. */
+	if (ret != 0)
+		SIRQ_LOG(ERR, "lcore %u: not launched: a softirq thread's scheduling attributes were refused (%s)",
+			 lc->lcore_id, strerror(-ret));
+	else if (lc->conf.mode == SIRQ_MODE_IRQ)
 		ret = irq_run(lc);
 	else
 		poll_loop(lc);

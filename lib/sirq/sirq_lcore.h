@@ -748,6 +748,93 @@ int sirq_lcore_set_params(struct sirq_lcore *lc,
 int sirq_lcore_thread_sched(struct sirq_lcore *lc, unsigned int vec,
 			    int policy, int priority);
 
+#ifndef SCHED_DEADLINE
+/** Linux's SCHED_DEADLINE, which <sched.h> may not define. */
+#define SCHED_DEADLINE 6
+#endif
+
+/** The shortest EEVDF slice sirq_thread_attr_check() takes, in us. */
+#define SIRQ_THREAD_SLICE_MIN_US 100
+/** The longest: the kernel clamps to 0.1..100 ms without saying so. */
+#define SIRQ_THREAD_SLICE_MAX_US 100000
+
+/**
+ * What the scheduler is told of a softirq thread: its class and what
+ * that class takes. Zeroed, then @c policy and its fields set.
+ */
+struct sirq_thread_attr {
+	/** SCHED_OTHER, SCHED_FIFO, SCHED_RR or SCHED_DEADLINE; -1: the
+	 *  model's default (from the thread's next start). */
+	int policy;
+	/** 1..99 for SCHED_FIFO and SCHED_RR; 0 otherwise. */
+	int priority;
+	/** SCHED_OTHER: the EEVDF slice (Linux 6.12 on: a shorter one
+	 *  picks the thread sooner after it wakes, for the same share),
+	 *  SIRQ_THREAD_SLICE_MIN_US..SIRQ_THREAD_SLICE_MAX_US; 0: the
+	 *  kernel's. Else 0. */
+	uint32_t slice_us;
+	/** SCHED_DEADLINE: CPU time per period, >= 1; else 0. */
+	uint32_t runtime_us;
+	/** SCHED_DEADLINE: runtime_us..period_us; 0: the period. */
+	uint32_t deadline_us;
+	/** SCHED_DEADLINE: within the kernel's
+	 *  /proc/sys/kernel/sched_deadline_period_{min,max}_us. */
+	uint32_t period_us;
+};
+
+/**
+ * Is @p a a setting sirq_lcore_thread_attr() takes? The ranges only; the
+ * kernel's own answer (a slice it ignores, a deadline thread's affinity)
+ * comes when a thread is moved.
+ *
+ * Context: any thread; never waits (reads the deadline period limits
+ * from /proc).
+ *
+ * @param a    the attributes.
+ * @param why  filled with the reason when not (may be NULL).
+ * @param len  size of @p why.
+ * @return 0, or -EINVAL with @p why naming the field and its range.
+ */
+int sirq_thread_attr_check(const struct sirq_thread_attr *a, char *why,
+			   size_t len);
+
+/**
+ * The scheduling attributes of a softirq thread of the execution models,
+ * named by its lead vector as for sirq_lcore_thread_sched(), which is
+ * this with only a class and priority. Applied now to a running thread
+ * (sched_setattr() on its TID), and at every start of the thread after,
+ * by the thread itself before its first pass: a start whose attributes
+ * are refused makes the lcore's launch or sirq_lcore_set_params() fail
+ * with the errno, the thread not started. (A real-time class without
+ * the permission still falls back to SCHED_OTHER, with a warning, as
+ * sirq_lcore_thread_sched() says.)
+ *
+ * SCHED_DEADLINE: the kernel admits a deadline task only when its CPU
+ * affinity spans its root domain, while kernel.sched_rt_runtime_us >= 0
+ * (else -EPERM), and refuses to narrow a deadline task's affinity after
+ * (-EBUSY). A softirq thread is pinned to its lcore's CPU, so it needs
+ * an exclusive cpuset for that CPU (cgroup v1 cpuset.cpu_exclusive and
+ * no load balancing, or v2 cpuset.cpus.partition=root), or
+ * sched_rt_runtime_us = -1. Such a thread is never lent a SCHED_FIFO
+ * priority (it outranks every FIFO task). A loan to another class ends
+ * with the thread's full attributes restored, slice included.
+ *
+ * Context: any thread but the softirq threads; never waits for the
+ * execution lock.
+ *
+ * @param lc    the lcore.
+ * @param vec   the thread's lead vector.
+ * @param a     the attributes (sirq_thread_attr_check()).
+ * @return 0; -EINVAL for a NULL @p lc or @p a, a bad vector, or @p a out
+ *   of range (the log line names the field); for a running thread,
+ *   the kernel's refusal (it keeps its attributes; the setting stays for
+ *   its next start): -EPERM or -EBUSY (the deadline affinity rule, the
+ *   log line says which), -EOPNOTSUPP when the kernel ignores a fair
+ *   task's slice (before Linux 6.12).
+ */
+int sirq_lcore_thread_attr(struct sirq_lcore *lc, unsigned int vec,
+			   const struct sirq_thread_attr *a);
+
 /*
  * NAPI contexts: netdev-genl's napi-get and napi-set, and busy polling.
  */

@@ -75,8 +75,8 @@ struct sirq_lcore {
 	/* The model they were started for. */
 	enum sirq_policy_id sthreads_policy;
 	/* Their class and priority by lead vector; -1: the model's default. */
-	int sthread_policy[SIRQ_MAX_VECTORS];
-	int sthread_priority[SIRQ_MAX_VECTORS];
+	/* sirq_lcore_thread_attr()'s, per lead vector; policy -1: default. */
+	struct sirq_thread_attr sthread_attr[SIRQ_MAX_VECTORS];
 	struct sirq_irq irq;
 
 	/* Poll mode: the dispatcher waits for sirqd to go idle. */

@@ -27,6 +27,8 @@
 #include <sched.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <numa.h>
@@ -79,7 +81,7 @@ sirqd_init(struct sirqd *w, struct sirq_cpu *cpu,
 {
 	memset(w, 0, sizeof(*w));
 	w->thread = -1;
-	w->sched_policy = SCHED_OTHER;
+	w->sched.policy = SCHED_OTHER;
 	w->cpu = cpu;
 	w->stats = stats;
 	w->lcore_id = lcore_id;
@@ -108,6 +110,7 @@ sirqd_init(struct sirqd *w, struct sirq_cpu *cpu,
 		return -errno;
 	}
 	pthread_mutex_init(&w->pi_lock, NULL);
+	sem_init(&w->started, 0, 0);
 	w->numa_node = numa_preferred_node(w);
 	return 0;
 }
@@ -120,6 +123,7 @@ sirqd_fini(struct sirqd *w)
 	close(w->fd);
 	w->fd = -1;
 	pthread_mutex_destroy(&w->pi_lock);
+	sem_destroy(&w->started);
 }
 
 void
@@ -143,6 +147,87 @@ thread_cpu_ns(clockid_t clock)
 	return (uint64_t)ts.tv_sec * SIRQ_NS_PER_SEC + (uint64_t)ts.tv_nsec;
 }
 
+/* <linux/sched/types.h>'s (its first version), which glibc does not wrap. */
+struct sched_attr_v0 {
+	uint32_t size;
+	uint32_t sched_policy;
+	uint64_t sched_flags;
+	int32_t sched_nice;
+	uint32_t sched_priority;
+	uint64_t sched_runtime;		/* SCHED_OTHER: the slice, 6.12 on */
+	uint64_t sched_deadline;
+	uint64_t sched_period;
+};
+
+#define NS_PER_US 1000u
+
+/* What pthread attributes cannot carry: a slice, a reservation. */
+bool
+sirq_sched_needs_setattr(const struct sirq_thread_attr *a)
+{
+	return a->policy == SCHED_DEADLINE ||
+		(a->policy == SCHED_OTHER && a->slice_us != 0);
+}
+
+/*
+ * Give thread @tid (0: the caller) the attributes @a with
+ * sched_setattr(), its nice value kept. A slice is read back: kernels
+ * before 6.12 take sched_runtime for SCHED_OTHER and ignore it
+ * (-EOPNOTSUPP). 0 or -errno.
+ */
+int
+sirq_sched_apply(pid_t tid, const struct sirq_thread_attr *a)
+{
+	struct sched_attr_v0 sa, now;
+
+	memset(&now, 0, sizeof(now));
+	if (syscall(SYS_sched_getattr, tid, &now, sizeof(now), 0) != 0)
+		return -errno;
+	memset(&sa, 0, sizeof(sa));
+	sa.size = sizeof(sa);
+	sa.sched_policy = (uint32_t)a->policy;
+	switch (a->policy) {
+	case SCHED_DEADLINE:
+		sa.sched_runtime = (uint64_t)a->runtime_us * NS_PER_US;
+		sa.sched_deadline = (uint64_t)(a->deadline_us != 0 ?
+			a->deadline_us : a->period_us) * NS_PER_US;
+		sa.sched_period = (uint64_t)a->period_us * NS_PER_US;
+		break;
+	case SCHED_FIFO:
+	case SCHED_RR:
+		sa.sched_priority = (uint32_t)a->priority;
+		break;
+	default:
+		sa.sched_nice = now.sched_policy == SCHED_OTHER ?
+			now.sched_nice : 0;
+		sa.sched_runtime = (uint64_t)a->slice_us * NS_PER_US;
+		break;
+	}
+	if (syscall(SYS_sched_setattr, tid, &sa, 0) != 0)
+		return -errno;
+	if (a->policy != SCHED_OTHER || a->slice_us == 0)
+		return 0;
+	memset(&now, 0, sizeof(now));
+	if (syscall(SYS_sched_getattr, tid, &now, sizeof(now), 0) != 0)
+		return -errno;
+	return now.sched_runtime == sa.sched_runtime ? 0 : -EOPNOTSUPP;
+}
+
+/* Why the kernel refused @a with @err (negative), in its own rule's words. */
+const char *
+sirq_sched_refusal(const struct sirq_thread_attr *a, int err)
+{
+	if (a->policy == SCHED_DEADLINE && err == -EPERM)
+		return "SCHED_DEADLINE needs an affinity that spans the thread's root domain while kernel.sched_rt_runtime_us >= 0: give its CPU an exclusive cpuset (cgroup v1 cpuset.cpu_exclusive=1 and cpuset.sched_load_balance=0, v2 cpuset.cpus.partition=root) or set kernel.sched_rt_runtime_us to -1; or the process lacks CAP_SYS_NICE";
+	if (a->policy == SCHED_DEADLINE && err == -EBUSY)
+		return "SCHED_DEADLINE admission control: the reservation does not fit in the root domain's deadline bandwidth (kernel.sched_rt_runtime_us per kernel.sched_rt_period_us), or the thread's affinity was narrowed under it";
+	if (err == -EOPNOTSUPP)
+		return "the kernel ignores a fair task's slice (Linux 6.12 or later has one)";
+	if (err == -EPERM)
+		return "not permitted (CAP_SYS_NICE, RLIMIT_RTPRIO)";
+	return strerror(-err);
+}
+
 /*
  * Lend @w @policy and @priority while it holds the execution lock as
  * @token; given back after its run (give_back_priority()). 0, or the
@@ -154,6 +239,9 @@ lend(struct sirqd *w, uintptr_t token, int policy, int priority)
 	struct sched_param sp = { .sched_priority = priority };
 	int ret = 0;
 
+	/* A reservation outranks every real-time priority: nothing to lend. */
+	if (w->sched.policy == SCHED_DEADLINE)
+		return 0;
 	pthread_mutex_lock(&w->pi_lock);
 	__atomic_store_n(&w->pi_lent, 1, __ATOMIC_SEQ_CST);
 	if (token == 0 || sirq_exec_lock_owner(w->cpu) != token) {
@@ -217,11 +305,14 @@ sirqd_lock_busy(struct sirqd *w)
 	}
 }
 
-/* sirqd, after every sirq_worker_run(): back to SCHED_OTHER if lent. */
+/*
+ * sirqd, after every sirq_worker_run(): back to its own attributes if
+ * lent, all of them: pthread_setschedparam() would reset a slice.
+ */
 static void
 give_back_priority(struct sirqd *w)
 {
-	struct sched_param sp = { .sched_priority = w->sched_priority };
+	struct sched_param sp = { .sched_priority = w->sched.priority };
 
 	/* Orders the unlock in sirq_worker_run() before the load. */
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
@@ -229,7 +320,11 @@ give_back_priority(struct sirqd *w)
 		return;
 	pthread_mutex_lock(&w->pi_lock);
 	if (__atomic_load_n(&w->pi_lent, __ATOMIC_RELAXED) != 0) {
-		pthread_setschedparam(pthread_self(), w->sched_policy, &sp);
+		if (sirq_sched_needs_setattr(&w->sched))
+			sirq_sched_apply(0, &w->sched);
+		else
+			pthread_setschedparam(pthread_self(),
+					      w->sched.policy, &sp);
 		__atomic_store_n(&w->pi_lent, 0, __ATOMIC_RELAXED);
 	}
 	pthread_mutex_unlock(&w->pi_lock);
@@ -244,7 +339,7 @@ void
 sirqd_lend(struct sirqd *w, int policy, int priority)
 {
 	if ((policy != SCHED_FIFO && policy != SCHED_RR) ||
-	    (w->sched_policy != SCHED_OTHER && w->sched_priority >= priority))
+	    (w->sched.policy != SCHED_OTHER && w->sched.priority >= priority))
 		return;
 	lend(w, __atomic_load_n(&w->token, __ATOMIC_ACQUIRE), policy, priority);
 }
@@ -303,6 +398,13 @@ sirqd_main(void *arg)
 	/* Its CPUs again, through EAL: rte_socket_id() follows them. */
 	if (rte_thread_set_affinity(&w->cpus) != 0)
 		SIRQ_LOG(WARNING, "sirqd/%u: cannot pin", w->lcore_id);
+	__atomic_store_n(&w->tid, (pid_t)syscall(SYS_gettid), __ATOMIC_RELEASE);
+	/* A slice or a reservation, pinned first; sirqd_start() waits. */
+	w->start_ret = sirq_sched_needs_setattr(&w->sched) ?
+		sirq_sched_apply(0, &w->sched) : 0;
+	sem_post(&w->started);
+	if (w->start_ret != 0)
+		return NULL;
 	__atomic_store_n(&w->token, sirq_self_token(), __ATOMIC_RELEASE);
 	if (w->numa_node >= 0)
 		numa_set_preferred(w->numa_node);
@@ -337,8 +439,18 @@ sirqd_main(void *arg)
 				rte_rcu_qsbr_quiescent(w->qsbr, w->qsbr_id);
 			break;
 		case SIRQ_WORKER_BUSY:
-			/* The dispatcher's iteration: let it end. */
-			sched_yield();
+			/*
+			 * The dispatcher's iteration: let it end. A deadline
+			 * thread sleeps instead: sched_yield() would give up
+			 * the rest of its runtime until its next period.
+			 */
+			if (w->sched.policy == SCHED_DEADLINE) {
+				struct timespec ts = { .tv_nsec = 1000 };
+
+				nanosleep(&ts, NULL);
+			} else {
+				sched_yield();
+			}
 			break;
 		case SIRQ_WORKER_EXIT:
 		default:
@@ -355,31 +467,40 @@ sirqd_start(struct sirqd *w)
 	char name[16];
 	int ret;
 
-	struct sched_param sp = { .sched_priority = w->sched_priority };
+	bool setattr = sirq_sched_needs_setattr(&w->sched);
+	struct sched_param sp = {
+		.sched_priority = setattr ? 0 : w->sched.priority,
+	};
 
-	/* Pinned and in its class from its first instruction, whoever starts it. */
+	/*
+	 * Pinned and in its class from its first instruction, whoever starts
+	 * it; a slice or a reservation from its second (sirqd_main()).
+	 */
 	pthread_attr_init(&attr);
 	pthread_attr_setinheritsched(&attr, PTHREAD_EXPLICIT_SCHED);
-	pthread_attr_setschedpolicy(&attr, w->sched_policy);
+	pthread_attr_setschedpolicy(&attr, setattr ? SCHED_OTHER :
+				    w->sched.policy);
 	pthread_attr_setschedparam(&attr, &sp);
 	ret = pthread_attr_setaffinity_np(&attr, sizeof(w->cpus), &w->cpus);
 	if (ret != 0)
 		SIRQ_LOG(WARNING, "sirqd/%u: cannot pin: %s", w->lcore_id,
 			 strerror(ret));
 	w->token = 0;
+	w->tid = 0;
+	w->start_ret = 0;
 	w->pi_lent = 0;
 	w->pi_watching = false;
 	sirqd_name(w, name, sizeof(name));
 	if (w->thread < 0)
 		sirq_worker_unpark(w->cpu);
 	ret = pthread_create(&w->thread_id, &attr, sirqd_main, w);
-	if (ret == EPERM && w->sched_policy != SCHED_OTHER) {
+	if (ret == EPERM && !setattr && w->sched.policy != SCHED_OTHER) {
 		SIRQ_LOG(WARNING,
 			 "%s: %s %d refused (not permitted): SCHED_OTHER instead",
-			 name, w->sched_policy == SCHED_FIFO ? "SCHED_FIFO" :
-			 "SCHED_RR", w->sched_priority);
-		w->sched_policy = SCHED_OTHER;
-		w->sched_priority = 0;
+			 name, w->sched.policy == SCHED_FIFO ? "SCHED_FIFO" :
+			 "SCHED_RR", w->sched.priority);
+		w->sched.policy = SCHED_OTHER;
+		w->sched.priority = 0;
 		sp.sched_priority = 0;
 		pthread_attr_setschedpolicy(&attr, SCHED_OTHER);
 		pthread_attr_setschedparam(&attr, &sp);
@@ -392,6 +513,24 @@ sirqd_start(struct sirqd *w)
 		if (w->thread < 0)
 			sirq_worker_park(w->cpu);
 		return -ret;
+	}
+	/*
+	 * Its TID there for sirq_lcore_thread_attr(), and its slice or
+	 * reservation as the kernel answered the thread.
+	 */
+	while (sem_wait(&w->started) != 0 && errno == EINTR)
+		;
+	if (w->start_ret != 0) {
+		ret = w->start_ret;
+		pthread_join(w->thread_id, NULL);
+		SIRQ_LOG(ERR, "lcore %u: %s not started: its %s refused (%s): %s",
+			 w->lcore_id, name,
+			 w->sched.policy == SCHED_DEADLINE ?
+			 "SCHED_DEADLINE reservation" : "slice",
+			 strerror(-ret), sirq_sched_refusal(&w->sched, ret));
+		if (w->thread < 0)
+			sirq_worker_park(w->cpu);
+		return ret;
 	}
 	if (pthread_getcpuclockid(w->thread_id, &w->clock) != 0)
 		w->pi_priority = 0;	/* no way to see it preempted */

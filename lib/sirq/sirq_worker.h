@@ -9,6 +9,8 @@
  */
 
 #include <pthread.h>
+#include <semaphore.h>
+#include <sys/types.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <time.h>
@@ -25,9 +27,15 @@ struct sirqd {
 	 * sirq-<vector>/N of the pushdown.
 	 */
 	int thread;
-	/* Its scheduling class and priority (pthread_setschedparam()). */
-	int sched_policy;
-	int sched_priority;
+	/*
+	 * What the scheduler is told of it: pthread attributes at its start
+	 * for a class and priority alone; sched_setattr(), by the thread
+	 * itself before its first pass, for a slice or SCHED_DEADLINE.
+	 */
+	struct sirq_thread_attr sched;
+	pid_t tid;			/* published when it starts; 0 before */
+	int start_ret;			/* sched_setattr()'s at its start */
+	sem_t started;			/* posted once start_ret is there */
 	struct sirq_lcore_stats *stats;
 	unsigned int lcore_id;		/* the lcore sirqd runs as */
 	int socket;
@@ -72,6 +80,9 @@ int sirqd_start(struct sirqd *w);
 void sirqd_stop(struct sirqd *w);
 void sirqd_lock_busy(struct sirqd *w);
 void sirqd_lend(struct sirqd *w, int policy, int priority);
+bool sirq_sched_needs_setattr(const struct sirq_thread_attr *a);
+int sirq_sched_apply(pid_t tid, const struct sirq_thread_attr *a);
+const char *sirq_sched_refusal(const struct sirq_thread_attr *a, int err);
 void sirqd_name(const struct sirqd *w, char *buf, size_t len);
 
 /* The dispatcher holds the lock: sirqd is not stuck in a pass. */

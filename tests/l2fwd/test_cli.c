@@ -224,8 +224,8 @@ ParameterizedTest(struct bad_value *c, l2fwd_cli,
  */
 struct bad_item {
 	char opt[32];
-	char value[32];
-	char line[160];
+	char value[40];
+	char line[200];
 };
 
 ParameterizedTestParameters(l2fwd_cli, bad_item_of_a_list_is_refused_before_eal)
@@ -238,13 +238,24 @@ ParameterizedTestParameters(l2fwd_cli, bad_item_of_a_list_is_refused_before_eal)
 		{ "--probe", "timer=", "--probe: bad item 'timer='" },
 		{ "--probe", "timer=1ms,hrtimer=1ms", "--probe: bad item 'hrtimer=1ms'" },
 		{ "--probe", "fast", "--probe: bad item 'fast'" },
-		{ "--softirq-thread-sched", "timer=fifo", "--softirq-thread-sched: priority 0 of timer out of range (1..99 for fifo and rr)" },
-		{ "--softirq-thread-sched", "net_rx=rr:100", "--softirq-thread-sched: priority 100 of net_rx out of range (1..99 for fifo and rr)" },
-		{ "--softirq-thread-sched", "net_rx=other:3", "--softirq-thread-sched: priority 3 of net_rx out of range (none for other)" },
-		{ "--softirq-thread-sched", "timer=idle", "--softirq-thread-sched: unknown class 'idle' for timer (other, fifo, rr)" },
-		{ "--softirq-thread-sched", "net_rx=fifo:x", "--softirq-thread-sched: bad priority 'x' for net_rx" },
+		{ "--softirq-thread-sched", "timer=fifo", "--softirq-thread-sched: bad priority '' for timer (1..99)" },
+		{ "--softirq-thread-sched", "net_rx=rr:100", "--softirq-thread-sched: net_rx: priority 100 out of range (1..99 for SCHED_FIFO and SCHED_RR)" },
+		{ "--softirq-thread-sched", "net_rx=other:3", "--softirq-thread-sched: net_rx=other: '3' is not slice=US" },
+		{ "--softirq-thread-sched", "timer=idle", "--softirq-thread-sched: unknown class 'idle' for timer (other, fair:slice=US, fifo:PRIO, rr:PRIO, deadline:RUNTIME/PERIOD[/DEADLINE])" },
+		{ "--softirq-thread-sched", "net_rx=fifo:x", "--softirq-thread-sched: bad priority 'x' for net_rx (1..99)" },
 		{ "--softirq-thread-sched", "32=other", "--softirq-thread-sched: unknown vector '32' (hi, timer, net_tx, net_rx, block, irq_poll, tasklet, sched, hrtimer, rcu, or 0..31)" },
-		{ "--softirq-thread-sched", "fast", "--softirq-thread-sched: 'fast' is not VEC=CLASS[:PRIO]" },
+		{ "--softirq-thread-sched", "fast", "--softirq-thread-sched: 'fast' is not VEC=CLASS" },
+		{ "--softirq-thread-sched", "net_rx=fair:slice=99", "--softirq-thread-sched: net_rx: slice 99 us out of range (100..100000 us)" },
+		{ "--softirq-thread-sched", "net_rx=fair:slice=100001", "--softirq-thread-sched: net_rx: slice 100001 us out of range (100..100000 us)" },
+		{ "--softirq-thread-sched", "net_rx=fair:slice=", "--softirq-thread-sched: net_rx=fair: 'slice=' is not slice=US" },
+		{ "--softirq-thread-sched", "net_rx=fair:slice=-5", "--softirq-thread-sched: net_rx=fair: 'slice=-5' is not slice=US" },
+		{ "--softirq-thread-sched", "net_rx=deadline:0/4000", "--softirq-thread-sched: net_rx: runtime 0 us: at least 1 us" },
+		{ "--softirq-thread-sched", "net_rx=deadline:5000/4000", "--softirq-thread-sched: net_rx: runtime 5000 us longer than the period 4000 us" },
+		{ "--softirq-thread-sched", "net_rx=deadline:500/4000/300", "--softirq-thread-sched: net_rx: deadline 300 us out of range (runtime 500..period 4000 us)" },
+		{ "--softirq-thread-sched", "net_rx=deadline:500/4000/5000", "--softirq-thread-sched: net_rx: deadline 5000 us out of range (runtime 500..period 4000 us)" },
+		{ "--softirq-thread-sched", "net_rx=deadline:500", "--softirq-thread-sched: net_rx=deadline:500 is not deadline:RUNTIME/PERIOD[/DEADLINE] (us)" },
+		{ "--softirq-thread-sched", "net_rx=deadline:500/x", "--softirq-thread-sched: net_rx=deadline:500/x is not deadline:RUNTIME/PERIOD[/DEADLINE] (us)" },
+		{ "--softirq-thread-sched", "net_rx=deadline:500/4000/", "--softirq-thread-sched: net_rx=deadline:500/4000/ is not deadline:RUNTIME/PERIOD[/DEADLINE] (us)" },
 	};
 
 	return cr_make_param_array(struct bad_item, cases,
@@ -255,7 +266,7 @@ ParameterizedTest(struct bad_item *c, l2fwd_cli,
 		  bad_item_of_a_list_is_refused_before_eal)
 {
 	const char *args[] = { c->opt, c->value, NULL };
-	char line[200];
+	char line[256];
 
 	snprintf(line, sizeof(line), PROG "%s", c->line);
 	expect_refused(args, line);
