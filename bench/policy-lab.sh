@@ -75,12 +75,16 @@
 # CPU under any flood.
 #
 # Modes: the policies and execution models of LAB_POLICIES, each the name
-# of an l2fwd-sirq --policy. The default list is every name the lab knows,
-# and only those the built l2fwd-sirq accepts run (it is asked: --policy
-# NAME --help, which parses the options and exits before EAL starts); the
-# others are named as skipped. A LAB_POLICIES given by hand must be
-# accepted whole. Each run's object in out/policy-lab.json has "mode" (and
-# "policy", the same, for older readers).
+# of an l2fwd-sirq --policy, or a variant NAME=POLICY@CLASSES: POLICY with
+# --softirq-thread-sched CLASSES, named NAME in the results (letters,
+# digits, . _ -), e.g. pushdown-dl=pushdown@net_rx=deadline:1000/4000 or
+# pushdown-s100=pushdown@net_rx=fair:slice=100. The default list is every
+# name the lab knows, and only those the built l2fwd-sirq accepts run (it
+# is asked: --policy NAME --help, which parses the options and exits
+# before EAL starts); the others are named as skipped. A LAB_POLICIES
+# given by hand must be accepted whole. Each run's object in
+# out/policy-lab.json has "mode" (and "policy", the same, for older
+# readers).
 #
 # NET_RX latency counts from the raise, which the irq-mode dispatcher does
 # within one tick (100 us) of the packets' arrival: the gap is bounded by
@@ -137,15 +141,34 @@ read -r -a EXTRA <<<"${LAB_OPTS:-}"
 
 [ -x "$L2FWD" ] || { echo "policy-lab: $L2FWD missing; run ninja -C build" >&2; exit 1; }
 
-# Does the built l2fwd-sirq take --policy NAME? Its options are parsed
-# before EAL starts, and --help then exits 0 (2 for a bad value).
+# A mode's l2fwd-sirq options: --policy, and a variant's classes.
+mode_args() {	# mode
+	case $1 in
+	*=*@*) local rest=${1#*=}
+		echo "--policy ${rest%%@*} --softirq-thread-sched ${rest#*@}" ;;
+	*) echo "--policy $1" ;;
+	esac
+}
+# Its name in the results and file names.
+mode_name() { echo "${1%%=*}"; }
+
+# Does the built l2fwd-sirq take the mode? Its options are parsed before
+# EAL starts, and --help then exits 0 (2 for a bad value).
 policy_ok() {
-	"$L2FWD" -- --policy "$1" --help >/dev/null 2>&1
+	case $1 in
+	*=*@*) [[ ${1%%=*} =~ ^[A-Za-z0-9._-]+$ ]] || return 1 ;;
+	*=* | *@* | *[!A-Za-z0-9._-]*) return 1 ;;
+	esac
+	# shellcheck disable=SC2046 # the options, one word each
+	"$L2FWD" -- $(mode_args "$1") --help >/dev/null 2>&1
 }
 if [ -n "${LAB_POLICIES:-}" ]; then
 	POLICIES=$LAB_POLICIES
 	for p in $POLICIES; do
-		policy_ok "$p" || fail "LAB_POLICIES: l2fwd-sirq --policy does not take '$p'"
+		# shellcheck disable=SC2046 # the mode's options, one word each
+		policy_ok "$p" ||
+			fail "LAB_POLICIES: l2fwd-sirq does not take '$p' (a --policy, or NAME=POLICY@CLASSES of --softirq-thread-sched, NAME of letters, digits, . _ -)$(
+				"$L2FWD" -- $(mode_args "$p") --help 2>&1 >/dev/null | tail -n 1 | sed 's/^/: /')"
 	done
 else
 	POLICIES="" skipped=""
@@ -183,21 +206,25 @@ record() {	# scenario mode tick_hz run report [start_report]
 
 # The stall scenario: counters between two reports taken while traffic
 # flows, so start-up and shutdown are not in the figures.
-run_stall() {	# scenario policy tick_hz run [app-load]
-	local tag=$1-$2-$3-$4
+run_stall() {	# scenario mode tick_hz run [app-load]
+	local name tag
+	name=$(mode_name "$2")
+	tag=$1-$name-$3-$4
+	# shellcheck disable=SC2046 # the mode's options, one word each
 	l2fwd_memif_run "$tag" "$BURSTS" "$SECONDS_PER_RUN" --mode irq \
-		--policy "$2" --tick-hz "$3" --app-load "${5:-$STALL_LOAD}" "${EXTRA[@]}"
-	record "$1" "$2" "$3" "$4" "$OUT/$tag.end.json" "$OUT/$tag.start.json"
+		$(mode_args "$2") --tick-hz "$3" --app-load "${5:-$STALL_LOAD}" "${EXTRA[@]}"
+	record "$1" "$name" "$3" "$4" "$OUT/$tag.end.json" "$OUT/$tag.start.json"
 }
 
 # The flood scenarios: two net_null ports, counters from start to end.
-run_flood() {	# scenario policy run l2fwd-sirq-options...
-	local scenario=$1 policy=$2 run=$3 tag=$1-$2-0-$3
-	local report=$OUT/$tag.json log=$OUT/$tag.log
+run_flood() {	# scenario mode run l2fwd-sirq-options...
+	local scenario=$1 mode=$2 run=$3 name tag report log
+	name=$(mode_name "$mode")
+	tag=$1-$name-0-$3 report=$OUT/$1-$name-0-$3.json log=$OUT/$1-$name-0-$3.log
 	shift 3
-	# shellcheck disable=SC2046 # eal_mem gives two or three arguments
+	# shellcheck disable=SC2046 # eal_mem gives two or three arguments, mode_args words
 	set -- "$L2FWD" -l 1 $(eal_mem 256) --no-pci --vdev=net_null0 --vdev=net_null1 \
-		--file-prefix="$PREFIX-l2fwd" -- -T 0 --mode irq --policy "$policy" \
+		--file-prefix="$PREFIX-l2fwd" -- -T 0 --mode irq $(mode_args "$mode") \
 		"$@" --duration "$SECONDS_PER_RUN" --report "$report" \
 		"${EXTRA[@]}"
 	echo "   $*"
@@ -206,7 +233,7 @@ run_flood() {	# scenario policy run l2fwd-sirq-options...
 	wait "$pid" || fail "$tag: l2fwd-sirq exited with $?; see $log"
 	pid=""
 	dpdk_leftovers_rm "$PREFIX-"
-	record "$scenario" "$policy" "$DEFAULT_HZ" "$run" "$report"
+	record "$scenario" "$name" "$DEFAULT_HZ" "$run" "$report"
 }
 
 # rr: the l2fwd-sirq options of each mode.
@@ -220,7 +247,7 @@ rr_options() {	# mode
 	busy) echo "--mode irq $app --busy-poll-us 1000000 --prefer-busy-poll --napi-defer-hard-irqs 100 --gro-flush-timeout-us 5000" ;;
 	busy-nodefer) echo "--mode irq $app --busy-poll-us 1000000" ;;
 	suspend) echo "--mode irq $defer --irq-suspend-timeout-us 20000 $app --busy-poll-us 0 --prefer-busy-poll" ;;
-	*) policy_ok "$1" && echo "--mode irq --policy $1" ;;
+	*) policy_ok "$1" && echo "--mode irq $(mode_args "$1")" ;;
 	esac
 }
 
@@ -231,7 +258,7 @@ run_rr() {
 	for m in $RR_MODES; do
 		o=$(rr_options "$m") ||
 			fail "LAB_RR_MODES: unknown mode '$m' (a policy l2fwd-sirq takes, or one of: $RR_OTHER_MODES)"
-		variants+="${variants:+;}$m|l2fwd-sirq|-T 0 $o ${EXTRA[*]}"
+		variants+="${variants:+;}$(mode_name "$m")|l2fwd-sirq|-T 0 $o ${EXTRA[*]}"
 	done
 	for kind in quiet stall; do
 		echo "== rr: $kind"
