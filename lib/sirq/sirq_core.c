@@ -443,24 +443,41 @@ static void record_hist(struct sirq_cpu *cpu, struct sirq_latency *lat,
 #define SCHED_DEADLINE 6	/* Linux's */
 #endif
 
+/* A waiting turn's sleep where yielding would not do (lock_wait_turn()). */
+#define LOCK_WAIT_SLEEP_NS 20000
+
 /*
- * One turn of a wait for the lock. sched_yield() lets the holder run; a
- * SCHED_DEADLINE task's would also give up the rest of its runtime until
- * its next period, so it sleeps a microsecond instead. @dl: -1 until the
- * caller's class is asked, once per wait.
+ * One turn of a wait for the lock. sched_yield() lets the holder run.
+ * It sleeps instead when the caller is a SCHED_DEADLINE task, whose yield
+ * would give up the rest of its runtime until its next period, and when
+ * a holder may be a throttled deadline thread (lock_waits_sleep), which
+ * keeps the lock until its next period: yielding would burn that time.
+ * @dl: -1 until the caller's class is asked, once per wait.
  */
 static inline void
-lock_wait_turn(int *dl)
+lock_wait_turn(struct sirq_cpu *cpu, int *dl)
 {
 	if (*dl < 0)
 		*dl = sched_getscheduler(0) == SCHED_DEADLINE;
-	if (*dl) {
-		struct timespec ts = { .tv_nsec = 1000 };
+	if (*dl || __atomic_load_n(&cpu->lock_waits_sleep, __ATOMIC_RELAXED)) {
+		struct timespec ts = { .tv_nsec = LOCK_WAIT_SLEEP_NS };
 
 		nanosleep(&ts, NULL);
 	} else {
 		sched_yield();
 	}
+}
+
+void
+sirq_cpu_lock_waits_sleep(struct sirq_cpu *cpu, bool on)
+{
+	__atomic_store_n(&cpu->lock_waits_sleep, on, __ATOMIC_RELAXED);
+}
+
+bool
+sirq_cpu_lock_waits_sleeping(const struct sirq_cpu *cpu)
+{
+	return __atomic_load_n(&cpu->lock_waits_sleep, __ATOMIC_RELAXED) != 0;
 }
 
 /*
@@ -488,7 +505,7 @@ exec_lock(struct sirq_cpu *cpu, struct sirq_latency *lat)
 					  sirq_exec_lock_owner(cpu));
 	while (__atomic_load_n(&cpu->lock_served, __ATOMIC_ACQUIRE) != ticket ||
 	       !exec_cas(cpu))
-		lock_wait_turn(&dl);
+		lock_wait_turn(cpu, &dl);
 	__atomic_store_n(&cpu->lock_served, ticket + 1, __ATOMIC_RELEASE);
 
 	/* Ours now: the wait and what ran meanwhile, in the holder's stats. */

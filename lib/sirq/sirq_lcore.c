@@ -50,6 +50,7 @@ static void sirqd_went_idle(void *arg);
 static void irq_worker_ran(void *arg);
 static void napi_thread_polled(void *arg);
 static int sthreads_sync(struct sirq_lcore *lc, bool run);
+static void deadline_holders_sync(struct sirq_lcore *lc);
 
 static inline bool
 lcore_should_stop(const struct sirq_lcore *lc)
@@ -541,6 +542,7 @@ sirq_lcore_thread_attr(struct sirq_lcore *lc, unsigned int vec,
 		if (ret == 0)
 			w->sched = *a;
 		pthread_mutex_unlock(&w->pi_lock);
+		deadline_holders_sync(lc);
 	}
 	pthread_mutex_unlock(&lc->napi_set_lock);
 	if (ret != 0)
@@ -1362,6 +1364,26 @@ lcore_drain(struct sirq_lcore *lc)
 }
 
 /*
+ * Does a running softirq thread have a reservation? Then a holder of the
+ * lock may be throttled until its next period, and the lock's waiters
+ * sleep instead of yielding. Under napi_set_lock.
+ */
+static void
+deadline_holders_sync(struct sirq_lcore *lc)
+{
+	uint32_t running = lc->sthreads_running;
+	bool dl = false;
+
+	while (running != 0 && !dl) {
+		unsigned int t = (unsigned int)__builtin_ctz(running);
+
+		running &= running - 1;
+		dl = lc->sthread[t].sched.policy == SCHED_DEADLINE;
+	}
+	sirq_cpu_lock_waits_sleep(lc->cpu, dl);
+}
+
+/*
  * Start the softirq threads the model wants and stop those it no longer
  * does: at the dispatcher's start and after a change of parameters.
  * Under napi_set_lock. A thread that cannot start leaves its vectors to
@@ -1449,6 +1471,7 @@ sthreads_sync(struct sirq_lcore *lc, bool run)
 		__atomic_fetch_or(&lc->sthreads_running, SIRQ_BIT(t),
 				  __ATOMIC_RELEASE);
 	}
+	deadline_holders_sync(lc);
 	return err;
 }
 

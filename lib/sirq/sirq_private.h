@@ -103,6 +103,13 @@ struct sirq_cpu {
 	uint32_t lock_next;
 	uint32_t lock_served;
 	/*
+	 * A holder of the lock may be throttled for the rest of its period
+	 * (the binding runs a SCHED_DEADLINE softirq thread): waiting turns
+	 * sleep instead of yielding, so that a wait does not burn the CPU
+	 * the others need until the holder's next period.
+	 */
+	uint32_t lock_waits_sleep;
+	/*
 	 * sirq_cpu_set_stopping(): every pass ends at its next vector
 	 * boundary, as for a lock waiter. Beside the tickets: the pass reads
 	 * them together, one cache line.
@@ -319,5 +326,9 @@ void sirq_exec_lock(struct sirq_cpu *cpu);
 void sirq_exec_unlock(struct sirq_cpu *cpu);
 int sirq_register_owned(struct sirq_cpu *cpu, unsigned int vec,
 			sirq_handler_t handler, void *arg);
+
+/* The binding's switch for lock_waits_sleep (sirq_worker.h has these too). */
+void sirq_cpu_lock_waits_sleep(struct sirq_cpu *cpu, bool on);
+bool sirq_cpu_lock_waits_sleeping(const struct sirq_cpu *cpu);
 
 #endif /* SIRQ_PRIVATE_H */

@@ -383,11 +383,73 @@ rcu_online(struct sirqd *w, bool on)
 		rte_rcu_qsbr_thread_offline(w->qsbr, w->qsbr_id);
 }
 
+/*
+ * A SCHED_DEADLINE softirq thread's budget, as the thread sees it: the
+ * CPU time it used since its period began, by its own clock. The kernel
+ * throttles it where its runtime ends, mid-round if it comes to that,
+ * and a round holds the BH lock: everyone else would then wait for its
+ * next period. So a round that would not fit in what is left is not
+ * begun; the thread gives up the rest (sched_yield(), which sleeps a
+ * deadline task until its next period) with the lock free.
+ */
+struct dl_budget {
+	uint64_t runtime_ns, period_ns;
+	uint64_t cpu0, wall0;		/* at the period's start */
+	uint64_t round_avg_ns;		/* a round's time, averaged (1/8) */
+};
+
+static uint64_t
+wall_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * SIRQ_NS_PER_SEC + (uint64_t)ts.tv_nsec;
+}
+
+static void
+dl_budget_start(struct dl_budget *b, const struct sirq_thread_attr *a)
+{
+	b->runtime_ns = (uint64_t)a->runtime_us * NS_PER_US;
+	b->period_ns = (uint64_t)a->period_us * NS_PER_US;
+	b->cpu0 = thread_cpu_ns(CLOCK_THREAD_CPUTIME_ID);
+	b->wall0 = wall_ns();
+}
+
+/* After a round that took @round_ns: yield the rest if the next may not fit. */
+static void
+dl_budget_after_round(struct dl_budget *b, uint64_t round_ns)
+{
+	uint64_t used, margin;
+
+	b->round_avg_ns = b->round_avg_ns == 0 ? round_ns :
+		(7 * b->round_avg_ns + round_ns) / 8;
+	if (wall_ns() - b->wall0 >= b->period_ns) {
+		/* A new period began meanwhile: a fresh runtime. */
+		b->cpu0 = thread_cpu_ns(CLOCK_THREAD_CPUTIME_ID);
+		b->wall0 = wall_ns();
+		return;
+	}
+	used = thread_cpu_ns(CLOCK_THREAD_CPUTIME_ID) - b->cpu0;
+	/* Room for two rounds, 20 us at least, half the runtime at most. */
+	margin = 2 * b->round_avg_ns;
+	if (margin < 20000)
+		margin = 20000;
+	if (margin > b->runtime_ns / 2)
+		margin = b->runtime_ns / 2;
+	if (used + margin < b->runtime_ns)
+		return;
+	sched_yield();
+	b->cpu0 = thread_cpu_ns(CLOCK_THREAD_CPUTIME_ID);
+	b->wall0 = wall_ns();
+}
+
 static void *
 sirqd_main(void *arg)
 {
 	struct sirqd *w = arg;
-	uint64_t token;
+	struct dl_budget dl = { 0 };
+	uint64_t token, round0 = 0;
 
 	/*
 	 * The lcore's identity, for its handlers: rte_lcore_id() picks the
@@ -411,9 +473,19 @@ sirqd_main(void *arg)
 	rcu_online(w, true);
 
 	for (;;) {
-		enum sirq_worker_status st = w->thread < 0 ?
-			sirq_worker_run(w->cpu) :
+		enum sirq_worker_status st;
+		bool deadline = w->sched.policy == SCHED_DEADLINE;
+
+		if (deadline) {
+			if (dl.period_ns != (uint64_t)w->sched.period_us * NS_PER_US ||
+			    dl.runtime_ns != (uint64_t)w->sched.runtime_us * NS_PER_US)
+				dl_budget_start(&dl, &w->sched);
+			round0 = thread_cpu_ns(CLOCK_THREAD_CPUTIME_ID);
+		}
+		st = w->thread < 0 ? sirq_worker_run(w->cpu) :
 			sirq_thread_run(w->cpu, (unsigned int)w->thread);
+		if (deadline && st == SIRQ_WORKER_YIELD)
+			dl_budget_after_round(&dl, thread_cpu_ns(CLOCK_THREAD_CPUTIME_ID) - round0);
 
 		give_back_priority(w);
 		if (w->ran != NULL)
@@ -441,11 +513,14 @@ sirqd_main(void *arg)
 		case SIRQ_WORKER_BUSY:
 			/*
 			 * The dispatcher's iteration: let it end. A deadline
-			 * thread sleeps instead: sched_yield() would give up
-			 * the rest of its runtime until its next period.
+			 * thread sleeps instead (sched_yield() would give up
+			 * the rest of its runtime until its next period), and
+			 * so does any thread while a deadline thread may hold
+			 * the lock throttled, until its next period.
 			 */
-			if (w->sched.policy == SCHED_DEADLINE) {
-				struct timespec ts = { .tv_nsec = 1000 };
+			if (w->sched.policy == SCHED_DEADLINE ||
+			    sirq_cpu_lock_waits_sleeping(w->cpu)) {
+				struct timespec ts = { .tv_nsec = 20000 };
 
 				nanosleep(&ts, NULL);
 			} else {

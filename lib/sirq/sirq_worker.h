@@ -81,6 +81,9 @@ void sirqd_stop(struct sirqd *w);
 void sirqd_lock_busy(struct sirqd *w);
 void sirqd_lend(struct sirqd *w, int policy, int priority);
 bool sirq_sched_needs_setattr(const struct sirq_thread_attr *a);
+/* The engine's (sirq_core.c): lock waits sleep while @on (a deadline holder). */
+void sirq_cpu_lock_waits_sleep(struct sirq_cpu *cpu, bool on);
+bool sirq_cpu_lock_waits_sleeping(const struct sirq_cpu *cpu);
 int sirq_sched_apply(pid_t tid, const struct sirq_thread_attr *a);
 const char *sirq_sched_refusal(const struct sirq_thread_attr *a, int err);
 void sirqd_name(const struct sirqd *w, char *buf, size_t len);
