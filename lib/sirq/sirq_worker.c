@@ -398,22 +398,13 @@ struct dl_budget {
 	uint64_t round_avg_ns;		/* a round's time, averaged (1/8) */
 };
 
-static uint64_t
-wall_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * SIRQ_NS_PER_SEC + (uint64_t)ts.tv_nsec;
-}
-
 static void
 dl_budget_start(struct dl_budget *b, const struct sirq_thread_attr *a)
 {
 	b->runtime_ns = (uint64_t)a->runtime_us * NS_PER_US;
 	b->period_ns = (uint64_t)a->period_us * NS_PER_US;
 	b->cpu0 = thread_cpu_ns(CLOCK_THREAD_CPUTIME_ID);
-	b->wall0 = wall_ns();
+	b->wall0 = thread_cpu_ns(CLOCK_MONOTONIC);
 }
 
 /* After a round that took @round_ns: yield the rest if the next may not fit. */
@@ -424,10 +415,10 @@ dl_budget_after_round(struct dl_budget *b, uint64_t round_ns)
 
 	b->round_avg_ns = b->round_avg_ns == 0 ? round_ns :
 		(7 * b->round_avg_ns + round_ns) / 8;
-	if (wall_ns() - b->wall0 >= b->period_ns) {
+	if (thread_cpu_ns(CLOCK_MONOTONIC) - b->wall0 >= b->period_ns) {
 		/* A new period began meanwhile: a fresh runtime. */
 		b->cpu0 = thread_cpu_ns(CLOCK_THREAD_CPUTIME_ID);
-		b->wall0 = wall_ns();
+		b->wall0 = thread_cpu_ns(CLOCK_MONOTONIC);
 		return;
 	}
 	used = thread_cpu_ns(CLOCK_THREAD_CPUTIME_ID) - b->cpu0;
@@ -441,7 +432,7 @@ dl_budget_after_round(struct dl_budget *b, uint64_t round_ns)
 		return;
 	sched_yield();
 	b->cpu0 = thread_cpu_ns(CLOCK_THREAD_CPUTIME_ID);
-	b->wall0 = wall_ns();
+	b->wall0 = thread_cpu_ns(CLOCK_MONOTONIC);
 }
 
 static void *

@@ -361,18 +361,49 @@ fifo_bh_section(void *arg)
 	return NULL;
 }
 
+/*
+ * Vector a's thread holds the BH lock for HOLD_MS; meanwhile a SCHED_FIFO 5
+ * thread on the lcore's CPU takes a bottom-half section. 0, or
+ * pthread_create()'s error (EPERM: no real-time class here).
+ */
+static int
+fifo_waits_for_a(struct sirq_cpu *cpu)
+{
+	struct sched_param sp = { .sched_priority = 5 };
+	pthread_attr_t pa;
+	rte_cpuset_t cpus;
+	pthread_t t;
+	int ret;
+
+	sirq_raise(cpu, VEC_A);
+	for (int i = 0; i < WAIT_MS && !__atomic_load_n(&a_holding, __ATOMIC_SEQ_CST); i++)
+		usleep(1000);
+	cr_assert(__atomic_load_n(&a_holding, __ATOMIC_SEQ_CST), "a never ran");
+	CPU_ZERO(&cpus);
+	CPU_SET(rte_lcore_to_cpu_id(TEST_LCORE), &cpus);
+	pthread_attr_init(&pa);
+	pthread_attr_setinheritsched(&pa, PTHREAD_EXPLICIT_SCHED);
+	pthread_attr_setschedpolicy(&pa, SCHED_FIFO);
+	pthread_attr_setschedparam(&pa, &sp);
+	pthread_attr_setaffinity_np(&pa, sizeof(cpus), &cpus);
+	ret = pthread_create(&t, &pa, fifo_bh_section, cpu);
+	pthread_attr_destroy(&pa);
+	if (ret != 0)
+		return ret;
+	pthread_join(t, NULL);
+	cr_expect_eq(bh_ret, 0, "sirq_bh_disable(): %s", strerror(-bh_ret));
+	cr_assert(wait_for(&a_runs, 1, WAIT_MS));
+	return 0;
+}
+
 Test(lcore_thread_attr, a_loan_is_given_back_with_the_slice_kept,
      .timeout = 60)
 {
 	const struct sirq_thread_attr s300 = { .policy = SCHED_OTHER, .slice_us = 300 };
 	struct sirq_lcore *lc = pushdown_lcore(NULL, NULL);
 	struct sirq_cpu *cpu = sirq_lcore_cpu(lc);
-	struct sched_param sp = { .sched_priority = 5 };
 	struct sirq_lcore_stats st;
-	pthread_attr_t pa;
-	rte_cpuset_t cpus;
 	struct attr_v0 k;
-	pthread_t t;
 	pid_t tid;
 	int ret;
 
@@ -383,28 +414,12 @@ Test(lcore_thread_attr, a_loan_is_given_back_with_the_slice_kept,
 	tid = thread_tid("sirq-a/1");
 	cr_assert(tid != 0, "no thread for vector a");
 	cr_expect_eq(attr_of(tid).sched_runtime, 300000);
-	sirq_raise(cpu, VEC_A);
-	for (int i = 0; i < WAIT_MS && !__atomic_load_n(&a_holding, __ATOMIC_SEQ_CST); i++)
-		usleep(1000);
-	cr_assert(__atomic_load_n(&a_holding, __ATOMIC_SEQ_CST), "a never ran");
-
-	CPU_ZERO(&cpus);
-	CPU_SET(rte_lcore_to_cpu_id(TEST_LCORE), &cpus);
-	pthread_attr_init(&pa);
-	pthread_attr_setinheritsched(&pa, PTHREAD_EXPLICIT_SCHED);
-	pthread_attr_setschedpolicy(&pa, SCHED_FIFO);
-	pthread_attr_setschedparam(&pa, &sp);
-	pthread_attr_setaffinity_np(&pa, sizeof(cpus), &cpus);
-	ret = pthread_create(&t, &pa, fifo_bh_section, cpu);
-	pthread_attr_destroy(&pa);
+	ret = fifo_waits_for_a(cpu);
 	if (ret == EPERM) {
 		dispatcher_join(lc);
 		cr_skip_test("SCHED_FIFO not permitted here");
 	}
 	cr_assert_eq(ret, 0, "pthread_create: %s", strerror(ret));
-	pthread_join(t, NULL);
-	cr_expect_eq(bh_ret, 0, "sirq_bh_disable(): %s", strerror(-bh_ret));
-	cr_assert(wait_for(&a_runs, 1, WAIT_MS));
 	sirq_lcore_stats_get(lc, &st);
 	cr_expect_gt(st.worker_pi_boosts, 0, "no loan made");
 	/* Given back after the run that held the lock: wait for it. */
@@ -433,14 +448,9 @@ Test(lcore_thread_attr, a_deadline_holder_is_lent_nothing_and_keeps_its_reservat
 	};
 	struct sirq_lcore *lc;
 	struct sirq_cpu *cpu;
-	struct sched_param sp = { .sched_priority = 5 };
 	struct sirq_lcore_stats st;
-	pthread_attr_t pa;
-	rte_cpuset_t cpus;
 	struct attr_v0 k;
-	pthread_t t;
 	pid_t tid;
-	int ret;
 
 	rt_runtime_set(-1);
 	lc = pushdown_lcore(NULL, NULL);
@@ -450,24 +460,7 @@ Test(lcore_thread_attr, a_deadline_holder_is_lent_nothing_and_keeps_its_reservat
 	dispatcher_launch(lc);
 	tid = thread_tid("sirq-a/1");
 	cr_assert(tid != 0, "no thread for vector a");
-	sirq_raise(cpu, VEC_A);
-	for (int i = 0; i < WAIT_MS && !__atomic_load_n(&a_holding, __ATOMIC_SEQ_CST); i++)
-		usleep(1000);
-	cr_assert(__atomic_load_n(&a_holding, __ATOMIC_SEQ_CST), "a never ran");
-
-	CPU_ZERO(&cpus);
-	CPU_SET(rte_lcore_to_cpu_id(TEST_LCORE), &cpus);
-	pthread_attr_init(&pa);
-	pthread_attr_setinheritsched(&pa, PTHREAD_EXPLICIT_SCHED);
-	pthread_attr_setschedpolicy(&pa, SCHED_FIFO);
-	pthread_attr_setschedparam(&pa, &sp);
-	pthread_attr_setaffinity_np(&pa, sizeof(cpus), &cpus);
-	ret = pthread_create(&t, &pa, fifo_bh_section, cpu);
-	pthread_attr_destroy(&pa);
-	cr_assert_eq(ret, 0, "pthread_create: %s", strerror(ret));
-	pthread_join(t, NULL);
-	cr_expect_eq(bh_ret, 0, "sirq_bh_disable(): %s", strerror(-bh_ret));
-	cr_assert(wait_for(&a_runs, 1, WAIT_MS));
+	cr_assert_eq(fifo_waits_for_a(cpu), 0, "no SCHED_FIFO thread");
 	sirq_lcore_stats_get(lc, &st);
 	cr_expect_eq(st.worker_pi_boosts, 0, "%lu loan(s) to a deadline thread",
 		     (unsigned long)st.worker_pi_boosts);
