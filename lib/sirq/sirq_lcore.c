@@ -505,6 +505,21 @@ sirq_thread_attr_check(const struct sirq_thread_attr *a, char *why, size_t len)
 	return why[0] == '\0' ? 0 : -EINVAL;
 }
 
+/*
+ * A running thread's new attributes, field by field: the thread reads
+ * its class and reservation in its loop without the lock (sirqd_main()).
+ */
+static void
+sched_attr_publish(struct sirqd *w, const struct sirq_thread_attr *a)
+{
+	__atomic_store_n(&w->sched.priority, a->priority, __ATOMIC_RELAXED);
+	__atomic_store_n(&w->sched.slice_us, a->slice_us, __ATOMIC_RELAXED);
+	__atomic_store_n(&w->sched.runtime_us, a->runtime_us, __ATOMIC_RELAXED);
+	__atomic_store_n(&w->sched.deadline_us, a->deadline_us, __ATOMIC_RELAXED);
+	__atomic_store_n(&w->sched.period_us, a->period_us, __ATOMIC_RELAXED);
+	__atomic_store_n(&w->sched.policy, a->policy, __ATOMIC_RELAXED);
+}
+
 int
 sirq_lcore_thread_attr(struct sirq_lcore *lc, unsigned int vec,
 		       const struct sirq_thread_attr *a)
@@ -540,7 +555,7 @@ sirq_lcore_thread_attr(struct sirq_lcore *lc, unsigned int vec,
 						     &sp);
 		}
 		if (ret == 0)
-			w->sched = *a;
+			sched_attr_publish(w, a);
 		pthread_mutex_unlock(&w->pi_lock);
 		deadline_holders_sync(lc);
 	}

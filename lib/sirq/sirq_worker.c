@@ -240,7 +240,8 @@ lend(struct sirqd *w, uintptr_t token, int policy, int priority)
 	int ret = 0;
 
 	/* A reservation outranks every real-time priority: nothing to lend. */
-	if (w->sched.policy == SCHED_DEADLINE)
+	if (__atomic_load_n(&w->sched.policy, __ATOMIC_RELAXED) ==
+	    SCHED_DEADLINE)
 		return 0;
 	pthread_mutex_lock(&w->pi_lock);
 	__atomic_store_n(&w->pi_lent, 1, __ATOMIC_SEQ_CST);
@@ -399,10 +400,10 @@ struct dl_budget {
 };
 
 static void
-dl_budget_start(struct dl_budget *b, const struct sirq_thread_attr *a)
+dl_budget_start(struct dl_budget *b, uint64_t runtime_ns, uint64_t period_ns)
 {
-	b->runtime_ns = (uint64_t)a->runtime_us * NS_PER_US;
-	b->period_ns = (uint64_t)a->period_us * NS_PER_US;
+	b->runtime_ns = runtime_ns;
+	b->period_ns = period_ns;
 	b->cpu0 = thread_cpu_ns(CLOCK_THREAD_CPUTIME_ID);
 	b->wall0 = thread_cpu_ns(CLOCK_MONOTONIC);
 }
@@ -465,12 +466,18 @@ sirqd_main(void *arg)
 
 	for (;;) {
 		enum sirq_worker_status st;
-		bool deadline = w->sched.policy == SCHED_DEADLINE;
+		/* sirq_lcore_thread_attr() may change them meanwhile. */
+		bool deadline = __atomic_load_n(&w->sched.policy,
+						__ATOMIC_RELAXED) == SCHED_DEADLINE;
 
 		if (deadline) {
-			if (dl.period_ns != (uint64_t)w->sched.period_us * NS_PER_US ||
-			    dl.runtime_ns != (uint64_t)w->sched.runtime_us * NS_PER_US)
-				dl_budget_start(&dl, &w->sched);
+			uint64_t rt = (uint64_t)__atomic_load_n(&w->sched.runtime_us,
+					__ATOMIC_RELAXED) * NS_PER_US;
+			uint64_t per = (uint64_t)__atomic_load_n(&w->sched.period_us,
+					__ATOMIC_RELAXED) * NS_PER_US;
+
+			if (dl.period_ns != per || dl.runtime_ns != rt)
+				dl_budget_start(&dl, rt, per);
 			round0 = thread_cpu_ns(CLOCK_THREAD_CPUTIME_ID);
 		}
 		st = w->thread < 0 ? sirq_worker_run(w->cpu) :
@@ -509,8 +516,7 @@ sirqd_main(void *arg)
 			 * so does any thread while a deadline thread may hold
 			 * the lock throttled, until its next period.
 			 */
-			if (w->sched.policy == SCHED_DEADLINE ||
-			    sirq_cpu_lock_waits_sleeping(w->cpu)) {
+			if (deadline || sirq_cpu_lock_waits_sleeping(w->cpu)) {
 				struct timespec ts = { .tv_nsec = 20000 };
 
 				nanosleep(&ts, NULL);
