@@ -519,6 +519,68 @@ Test(napi, net_rx_action_time_limit_is_exact_at_tick_hz_250)
 }
 
 /*
+ * Not the kernel's: a thread whose CPU time is bounded (a SCHED_DEADLINE
+ * softirq thread's runtime left, sirq_cpu_round_limit()) ends the run
+ * before a poll that its last poll's time says would end past the bound,
+ * where the kernel would throttle it mid-poll holding the lock. Full
+ * polls of 64 us: with 192 us left the third ends exactly at the bound
+ * and is made, the fourth is not; the rest stays scheduled, NET_RX
+ * raised again, and the step (64 us) is left for the thread.
+ */
+Test(napi, a_bounded_round_ends_before_a_poll_that_would_pass_its_bound)
+{
+	struct sirq_params p = harness_params(SIRQ_POLICY_MAINLINE);
+	struct driver d;
+
+	driver_init_params(&d, &p, UNREACHED_BUDGET, 5);
+	d.cost_ns = US(1);
+	schedule_full(&d, 5);
+
+	sirq_cpu_round_limit(d.h.cpu, US(192));
+	cr_assert(net_rx_action(&d), "work left: NET_RX raised again");
+	EXPECT_POLLED(&d, 0, 1, 2);
+	cr_assert(eq(u64, clock_now(&d.h), T0 + US(192)));
+	cr_assert(eq(u64, sirq_round_step_ns(), US(64)));
+	cr_assert(eq(u64, d.time_squeeze, 1));
+	cr_assert(eq(u64, d.budget_exhausted, 0));
+
+	/* One nanosecond less: the third poll would pass it. */
+	sirq_cpu_round_limit(d.h.cpu, US(192) - 1);
+	cr_assert(net_rx_action(&d));
+	EXPECT_POLLED(&d, 3, 4);
+	cr_assert(eq(u64, d.time_squeeze, 2));
+
+	/* Unbounded again: every context on the list, 320 us. */
+	sirq_cpu_round_limit(d.h.cpu, 0);
+	cr_assert(net_rx_action(&d));
+	EXPECT_POLLED(&d, 0, 1, 2, 3, 4);
+	cr_assert(eq(u64, d.time_squeeze, 2));
+	driver_fini(&d);
+}
+
+/*
+ * The first poll of a bounded round is always made, however little is
+ * left: the thread asks for a round only when one step fits
+ * (sirq_worker.c), and a run must make progress.
+ */
+Test(napi, a_bounded_round_makes_its_first_poll)
+{
+	struct sirq_params p = harness_params(SIRQ_POLICY_MAINLINE);
+	struct driver d;
+
+	driver_init_params(&d, &p, UNREACHED_BUDGET, 2);
+	d.cost_ns = US(1);
+	schedule_full(&d, 2);
+
+	sirq_cpu_round_limit(d.h.cpu, US(10));
+	cr_assert(net_rx_action(&d));
+	EXPECT_POLLED(&d, 0);
+	cr_assert(eq(u64, clock_now(&d.h), T0 + US(64)));
+	sirq_cpu_round_limit(d.h.cpu, 0);
+	driver_fini(&d);
+}
+
+/*
  * if (list_empty(&list)) { if (list_empty(&repoll)) goto end; break; }
  * The list running empty is no squeeze, with or without repolls.
  */

@@ -71,6 +71,9 @@ static const char *const ctx_names[SIRQ_CTX_MAX] = {
 /* A unique address per thread: the execution lock's owner token. */
 _Thread_local char sirq_thread_token SIRQ_TLS_IE;
 
+/* A bounded round's end, sirq_private.h. */
+_Thread_local struct sirq_round_limit sirq_round_limit SIRQ_TLS_IE;
+
 const char *
 sirq_exit_name(enum sirq_exit e)
 {
@@ -452,14 +455,17 @@ static void record_hist(struct sirq_cpu *cpu, struct sirq_latency *lat,
  * would give up the rest of its runtime until its next period, and when
  * a holder may be a throttled deadline thread (lock_waits_sleep), which
  * keeps the lock until its next period: yielding would burn that time.
- * @dl: -1 until the caller's class is asked, once per wait.
+ * @dl: -1 until the caller's class is asked, once per wait, and only
+ * while the switch is off.
  */
 static inline void
 lock_wait_turn(struct sirq_cpu *cpu, int *dl)
 {
-	if (*dl < 0)
+	bool sleep = __atomic_load_n(&cpu->lock_waits_sleep, __ATOMIC_RELAXED);
+
+	if (!sleep && *dl < 0)
 		*dl = sched_getscheduler(0) == SCHED_DEADLINE;
-	if (*dl || __atomic_load_n(&cpu->lock_waits_sleep, __ATOMIC_RELAXED)) {
+	if (sleep || *dl > 0) {
 		struct timespec ts = { .tv_nsec = LOCK_WAIT_SLEEP_NS };
 
 		nanosleep(&ts, NULL);
@@ -478,6 +484,18 @@ bool
 sirq_cpu_lock_waits_sleeping(const struct sirq_cpu *cpu)
 {
 	return __atomic_load_n(&cpu->lock_waits_sleep, __ATOMIC_RELAXED) != 0;
+}
+
+void
+sirq_cpu_round_limit(const struct sirq_cpu *cpu, uint64_t left_ns)
+{
+	sirq_round_limit.end_ns = left_ns == 0 ? 0 : sirq_now(cpu) + left_ns;
+}
+
+uint64_t
+sirq_round_step_ns(void)
+{
+	return sirq_round_limit.step_ns;
 }
 
 /*

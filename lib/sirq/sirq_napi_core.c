@@ -345,12 +345,21 @@ napi_poll(struct sirq_softnet *sd, uint16_t idx, uint16_t *repoll,
  * HZ=100 or 250, so a run may last anything up to 10 or 4 ms, depending
  * on where in the tick it started. The engine's tick_hz models that for
  * the softirq loop's own limits; NET_RX keeps the 2 ms it is given.
+
+ *
+ * A thread whose CPU time is bounded (a SCHED_DEADLINE softirq thread,
+ * sirq_round_limit) also stops before a poll that would end past its
+ * round's end, judged by the last poll's time: the kernel would throttle
+ * it there, mid-poll, holding the lock. Counted as a time_squeeze.
  */
 void
 sirq_softnet_rx_action(struct sirq_softnet *sd)
 {
 	struct sirq_cpu *cpu = sd->cpu;
-	uint64_t time_limit = sirq_now(cpu) + sd->budget_ns;
+	uint64_t now = sirq_now(cpu), polled;
+	uint64_t time_limit = now + sd->budget_ns;
+	/* A thread's bounded round (sirq_round_limit): no poll past its end. */
+	uint64_t round_end = sirq_round_limit.end_ns;
 	uint16_t repoll[SIRQ_NAPI_MAX];
 	unsigned int nb_repoll = 0, i;
 	int budget = sd->budget;
@@ -378,7 +387,18 @@ sirq_softnet_rx_action(struct sirq_softnet *sd)
 			continue;
 		}
 		budget -= (int)napi_poll(sd, idx, repoll, &nb_repoll);
-		if (sirq_unlikely(budget <= 0 || sirq_now(cpu) >= time_limit)) {
+		polled = sirq_now(cpu);
+		if (sirq_unlikely(round_end != 0)) {
+			uint64_t step = polled - now;
+
+			sirq_round_limit.step_ns = step;
+			now = polled;
+			if (polled + step > round_end) {
+				sirq_stat_add(sd->time_squeeze, 1);
+				break;
+			}
+		}
+		if (sirq_unlikely(budget <= 0 || polled >= time_limit)) {
 			sirq_stat_add(sd->time_squeeze, 1);
 			if (budget <= 0)
 				sirq_stat_add(sd->budget_exhausted, 1);

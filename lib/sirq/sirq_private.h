@@ -259,6 +259,20 @@ sirq_worker_runnable(const struct sirq_cpu *cpu)
 #define SIRQ_TLS_IE __attribute__((tls_model("initial-exec")))
 extern _Thread_local char sirq_thread_token SIRQ_TLS_IE;
 
+/*
+ * The end of the calling thread's next round, when its CPU time is
+ * bounded (a SCHED_DEADLINE softirq thread's runtime left): NET_RX ends
+ * its run before a poll that its last poll's time says would pass
+ * end_ns, and leaves that time in step_ns. Time on the CPU's clock
+ * (sirq_now()); end_ns 0: no bound. Thread-local, set and read only by
+ * the thread that runs the round.
+ */
+struct sirq_round_limit {
+	uint64_t end_ns;
+	uint64_t step_ns;
+};
+extern _Thread_local struct sirq_round_limit sirq_round_limit SIRQ_TLS_IE;
+
 /* Does this thread hold @cpu's execution lock (in a handler, or bh off)? */
 static inline bool
 sirq_exec_lock_is_mine(const struct sirq_cpu *cpu)
@@ -327,8 +341,14 @@ void sirq_exec_unlock(struct sirq_cpu *cpu);
 int sirq_register_owned(struct sirq_cpu *cpu, unsigned int vec,
 			sirq_handler_t handler, void *arg);
 
-/* The binding's switch for lock_waits_sleep (sirq_worker.h has these too). */
+/*
+ * The binding's switch for lock_waits_sleep, and a deadline thread's
+ * round limit (sirq_worker.h declares these for the binding, which does
+ * not include this header).
+ */
 void sirq_cpu_lock_waits_sleep(struct sirq_cpu *cpu, bool on);
 bool sirq_cpu_lock_waits_sleeping(const struct sirq_cpu *cpu);
+void sirq_cpu_round_limit(const struct sirq_cpu *cpu, uint64_t left_ns);
+uint64_t sirq_round_step_ns(void);
 
 #endif /* SIRQ_PRIVATE_H */

@@ -386,54 +386,75 @@ rcu_online(struct sirqd *w, bool on)
 
 /*
  * A SCHED_DEADLINE softirq thread's budget, as the thread sees it: the
- * CPU time it used since its period began, by its own clock. The kernel
- * throttles it where its runtime ends, mid-round if it comes to that,
- * and a round holds the BH lock: everyone else would then wait for its
- * next period. So a round that would not fit in what is left is not
- * begun; the thread gives up the rest (sched_yield(), which sleeps a
- * deadline task until its next period) with the lock free.
+ * time its rounds took since its period began. The kernel throttles it
+ * where its runtime ends, mid-round if it comes to that, and a round
+ * holds the BH lock: everyone else would then wait for its next period.
+ * So each round is bounded by what is left (NET_RX ends its run before
+ * a poll that would not fit, sirq_cpu_round_limit()), and a thread with
+ * too little left for one more step gives up the rest (sched_yield(),
+ * which sleeps a deadline task until its next period) with the lock
+ * free. A step is NET_RX's last poll, or for a thread whose rounds are
+ * not bounded that way, two average rounds.
+ *
+ * Rounds are timed on CLOCK_MONOTONIC (the vDSO), not the thread's CPU
+ * clock (a system call, four a round, were 2 % of a core at 1,000
+ * requests a second): only another deadline task can preempt this one,
+ * so wall time over-counts its runtime only then, which ends its
+ * rounds early rather than late.
  */
 struct dl_budget {
 	uint64_t runtime_ns, period_ns;
-	uint64_t cpu0, wall0;		/* at the period's start */
+	uint64_t period0;		/* when its period began, about */
+	uint64_t used_ns;		/* its rounds' time in this period */
 	uint64_t round_avg_ns;		/* a round's time, averaged (1/8) */
 };
+
+/* Slack kept at a round's end, for the handler's own tail and the clock. */
+#define DL_SLACK_NS 20000
 
 static void
 dl_budget_start(struct dl_budget *b, uint64_t runtime_ns, uint64_t period_ns)
 {
 	b->runtime_ns = runtime_ns;
 	b->period_ns = period_ns;
-	b->cpu0 = thread_cpu_ns(CLOCK_THREAD_CPUTIME_ID);
-	b->wall0 = thread_cpu_ns(CLOCK_MONOTONIC);
+	b->period0 = thread_cpu_ns(CLOCK_MONOTONIC);
+	b->used_ns = 0;
 }
 
-/* After a round that took @round_ns: yield the rest if the next may not fit. */
+/* Before a round: bound it by the runtime left, or give the rest up. */
 static void
-dl_budget_after_round(struct dl_budget *b, uint64_t round_ns)
+dl_budget_before_round(struct dl_budget *b, const struct sirq_cpu *cpu,
+		       uint64_t now)
 {
-	uint64_t used, margin;
+	uint64_t left, need, step = sirq_round_step_ns();
 
+	if (now - b->period0 >= b->period_ns)
+		/* A new period began meanwhile: a fresh runtime. */
+		dl_budget_start(b, b->runtime_ns, b->period_ns);
+	left = b->used_ns < b->runtime_ns ? b->runtime_ns - b->used_ns : 0;
+	need = step != 0 ? step : RTE_MIN(2 * b->round_avg_ns,
+					  b->runtime_ns / 2);
+	need += DL_SLACK_NS;
+	if (left < need) {
+		sched_yield();
+		dl_budget_start(b, b->runtime_ns, b->period_ns);
+		left = b->runtime_ns;
+	}
+	sirq_cpu_round_limit(cpu, left > 2 * DL_SLACK_NS ?
+			     left - DL_SLACK_NS : DL_SLACK_NS);
+}
+
+/* After a round that took @round_ns (0: none ran). */
+static void
+dl_budget_after_round(struct dl_budget *b, const struct sirq_cpu *cpu,
+		      uint64_t round_ns)
+{
+	sirq_cpu_round_limit(cpu, 0);
+	if (round_ns == 0)
+		return;
+	b->used_ns += round_ns;
 	b->round_avg_ns = b->round_avg_ns == 0 ? round_ns :
 		(7 * b->round_avg_ns + round_ns) / 8;
-	if (thread_cpu_ns(CLOCK_MONOTONIC) - b->wall0 >= b->period_ns) {
-		/* A new period began meanwhile: a fresh runtime. */
-		b->cpu0 = thread_cpu_ns(CLOCK_THREAD_CPUTIME_ID);
-		b->wall0 = thread_cpu_ns(CLOCK_MONOTONIC);
-		return;
-	}
-	used = thread_cpu_ns(CLOCK_THREAD_CPUTIME_ID) - b->cpu0;
-	/* Room for two rounds, 20 us at least, half the runtime at most. */
-	margin = 2 * b->round_avg_ns;
-	if (margin < 20000)
-		margin = 20000;
-	if (margin > b->runtime_ns / 2)
-		margin = b->runtime_ns / 2;
-	if (used + margin < b->runtime_ns)
-		return;
-	sched_yield();
-	b->cpu0 = thread_cpu_ns(CLOCK_THREAD_CPUTIME_ID);
-	b->wall0 = thread_cpu_ns(CLOCK_MONOTONIC);
 }
 
 static void *
@@ -478,12 +499,15 @@ sirqd_main(void *arg)
 
 			if (dl.period_ns != per || dl.runtime_ns != rt)
 				dl_budget_start(&dl, rt, per);
-			round0 = thread_cpu_ns(CLOCK_THREAD_CPUTIME_ID);
+			round0 = thread_cpu_ns(CLOCK_MONOTONIC);
+			dl_budget_before_round(&dl, w->cpu, round0);
+			round0 = thread_cpu_ns(CLOCK_MONOTONIC);
 		}
 		st = w->thread < 0 ? sirq_worker_run(w->cpu) :
 			sirq_thread_run(w->cpu, (unsigned int)w->thread);
-		if (deadline && st == SIRQ_WORKER_YIELD)
-			dl_budget_after_round(&dl, thread_cpu_ns(CLOCK_THREAD_CPUTIME_ID) - round0);
+		if (deadline)
+			dl_budget_after_round(&dl, w->cpu, st == SIRQ_WORKER_YIELD ?
+				thread_cpu_ns(CLOCK_MONOTONIC) - round0 : 0);
 
 		give_back_priority(w);
 		if (w->ran != NULL)

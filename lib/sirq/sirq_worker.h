@@ -84,6 +84,13 @@ bool sirq_sched_needs_setattr(const struct sirq_thread_attr *a);
 /* The engine's (sirq_core.c): lock waits sleep while @on (a deadline holder). */
 void sirq_cpu_lock_waits_sleep(struct sirq_cpu *cpu, bool on);
 bool sirq_cpu_lock_waits_sleeping(const struct sirq_cpu *cpu);
+/*
+ * The engine's: bound the calling thread's next rounds to @left_ns of
+ * the CPU's clock from now (0: unbound); NET_RX's last bounded poll took
+ * sirq_round_step_ns().
+ */
+void sirq_cpu_round_limit(const struct sirq_cpu *cpu, uint64_t left_ns);
+uint64_t sirq_round_step_ns(void);
 int sirq_sched_apply(pid_t tid, const struct sirq_thread_attr *a);
 const char *sirq_sched_refusal(const struct sirq_thread_attr *a, int err);
 void sirqd_name(const struct sirqd *w, char *buf, size_t len);
