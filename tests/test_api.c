@@ -231,7 +231,8 @@ Test(api, the_range_table_has_every_tunable_once_with_its_message)
 		"max_restart", "max_time_ns", "defer_window_ns",
 		"overload_window_ns", "expedited_mask", "tick_hz",
 		"stall_threshold_ns", "napi_weight", "netdev_budget",
-		"netdev_budget_us",
+		"netdev_budget_us", "thread_slice_us", "thread_runtime_us",
+		"thread_period_us",
 	};
 	const struct sirq_param_range *all;
 	unsigned int nb, i;

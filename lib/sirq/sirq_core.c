@@ -164,6 +164,20 @@ static const struct sirq_param_range param_ranges[] = {
 	RANGE(netdev_budget, 1, 10000, "1..10000", NULL),
 	RANGE(netdev_budget_us, 1, 100000, "1..100000 us (1 us..100 ms)",
 	      NULL),
+	/*
+	 * A softirq thread's attributes (sirq_thread_attr_check()): an
+	 * EEVDF slice (0 there: none), which the kernel clamps silently to
+	 * this range; a SCHED_DEADLINE runtime, at most its period; the
+	 * period, within kernel.sched_deadline_period_{min,max}_us, whose
+	 * defaults these are (the check reads the kernel's).
+	 */
+	RANGE(thread_slice_us, 100, 100000, "100..100000 us (100 us..100 ms)",
+	      NULL),
+	RANGE(thread_runtime_us, 1, 4194304,
+	      "1..4194304 us (1 us..the period)", NULL),
+	RANGE(thread_period_us, 100, 4194304,
+	      "100..4194304 us (kernel.sched_deadline_period_min_us.._max_us)",
+	      NULL),
 };
 #undef RANGE
 #define NB_RANGES (sizeof(param_ranges) / sizeof(param_ranges[0]))

@@ -431,6 +431,7 @@ sirq_lcore_set_params(struct sirq_lcore *lc, const struct sirq_lcore_params *p)
 int
 sirq_thread_attr_check(const struct sirq_thread_attr *a, char *why, size_t len)
 {
+	const struct sirq_param_range *rt, *per;
 	char buf[256];
 	unsigned long pmin = 100, pmax = 4194304;	/* the kernel's defaults */
 	FILE *f;
@@ -455,9 +456,8 @@ sirq_thread_attr_check(const struct sirq_thread_attr *a, char *why, size_t len)
 		else if (a->slice_us != 0 &&
 			 (a->slice_us < SIRQ_THREAD_SLICE_MIN_US ||
 			  a->slice_us > SIRQ_THREAD_SLICE_MAX_US))
-			snprintf(why, len, "slice %u us out of range (%u..%u us)",
-				 a->slice_us, SIRQ_THREAD_SLICE_MIN_US,
-				 SIRQ_THREAD_SLICE_MAX_US);
+			snprintf(why, len, "slice %u us: %s", a->slice_us,
+				 sirq_param_range("thread_slice_us")->why);
 		break;
 	case SCHED_FIFO:
 	case SCHED_RR:
@@ -481,10 +481,17 @@ sirq_thread_attr_check(const struct sirq_thread_attr *a, char *why, size_t len)
 				pmax = 4194304;
 			fclose(f);
 		}
+		rt = sirq_param_range("thread_runtime_us");
+		per = sirq_param_range("thread_period_us");
 		if (a->priority != 0 || a->slice_us != 0)
 			snprintf(why, len, "SCHED_DEADLINE takes a runtime, a deadline and a period only");
-		else if (a->runtime_us < 1)
-			snprintf(why, len, "runtime %u us: at least 1 us", a->runtime_us);
+		else if (a->runtime_us < rt->min || a->runtime_us > rt->max)
+			snprintf(why, len, "runtime %u us: %s", a->runtime_us,
+				 rt->why);
+		else if ((a->period_us < pmin || a->period_us > pmax) &&
+			 pmin == per->min && pmax == per->max)
+			snprintf(why, len, "period %u us: %s", a->period_us,
+				 per->why);
 		else if (a->period_us < pmin || a->period_us > pmax)
 			snprintf(why, len, "period %u us out of range (%lu..%lu us: kernel.sched_deadline_period_min_us, _max_us)",
 				 a->period_us, pmin, pmax);
