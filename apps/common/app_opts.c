@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 
 #include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
@@ -205,6 +206,9 @@ app_thread_sched_apply(const char *prog, const struct app_common *c,
 const struct app_opt app_common_opts[] = {
 	{ "config", 0, "run", APP_OPT_STRING, COMMON(config_path), 0, 0,
 	  "FILE", "read options from an INI file; the command line overrides it (unset: built-in defaults)",
+	  NULL, NULL },
+	{ "preset", 0, "run", APP_OPT_STRING, COMMON(preset), 0, 0,
+	  "NAME", "read NAME.ini of the presets directory (listed below) first; --config and the command line override it (unset: no preset)",
 	  NULL, NULL },
 	{ "report", 0, "run", APP_OPT_STRING, COMMON(report_path), 0, 0,
 	  "FILE", "write the JSON report here at exit and on SIGUSR1 (unset: stdout at exit)",
@@ -879,6 +883,7 @@ load_config(const char *prog, const char *path,
 
 			o = find_opt(tables, nb, sections[s], e[i].name, &conf);
 			if (o == NULL || strcmp(o->name, "config") == 0 ||
+			    strcmp(o->name, "preset") == 0 ||
 			    strcmp(o->name, "help") == 0 ||
 			    strcmp(o->name, "version") == 0) {
 				fprintf(stderr, "%s: %s: unknown key '%s' in [%s]\n",
@@ -956,6 +961,122 @@ opt_by_short(const struct app_opt_table *tables, size_t nb, int c, void **conf)
 	return NULL;
 }
 
+/*
+ * Where presets are: $SIRQ_PRESET_DIR if set, else the installed
+ * directory, then the source tree's config/presets (a build run where it
+ * was built). The build sets both (apps/common/meson.build).
+ */
+#ifndef APP_PRESET_DIR
+#define APP_PRESET_DIR "/usr/share/libsirq/presets"
+#endif
+#ifndef APP_PRESET_SRC_DIR
+#define APP_PRESET_SRC_DIR ""
+#endif
+
+static size_t
+preset_dirs(const char *dirs[2])
+{
+	const char *env = getenv("SIRQ_PRESET_DIR");
+	size_t n = 0;
+
+	if (env != NULL && env[0] != '\0') {
+		dirs[n++] = env;
+		return n;
+	}
+	dirs[n++] = APP_PRESET_DIR;
+	if (APP_PRESET_SRC_DIR[0] != '\0')
+		dirs[n++] = APP_PRESET_SRC_DIR;
+	return n;
+}
+
+/* A preset's name: letters, digits, '-' and '_', so never a path. */
+static bool
+preset_name_ok(const char *name)
+{
+	size_t i;
+
+	if (name[0] == '\0' || strlen(name) > 64)
+		return false;
+	for (i = 0; name[i] != '\0'; i++)
+		if (!isalnum((unsigned char)name[i]) && name[i] != '-' &&
+		    name[i] != '_')
+			return false;
+	return true;
+}
+
+static int
+name_cmp(const void *a, const void *b)
+{
+	return strcmp(a, b);
+}
+
+/* The presets there are, "a b c" (or "none"), for --help and errors. */
+static void
+preset_list(char *buf, size_t len)
+{
+	char names[16][72];
+	const char *dirs[2];
+	size_t nd = preset_dirs(dirs), d, n = 0, i, off = 0;
+
+	for (d = 0; d < nd; d++) {
+		struct dirent *e;
+		DIR *dir = opendir(dirs[d]);
+
+		if (dir == NULL)
+			continue;
+		while ((e = readdir(dir)) != NULL && n < RTE_DIM(names)) {
+			size_t l = strlen(e->d_name);
+
+			if (l <= 4 || l - 4 >= sizeof(names[0]) ||
+			    strcmp(e->d_name + l - 4, ".ini") != 0)
+				continue;
+			memcpy(names[n], e->d_name, l - 4);
+			names[n][l - 4] = '\0';
+			if (!preset_name_ok(names[n]))
+				continue;
+			for (i = 0; i < n && strcmp(names[i], names[n]) != 0; i++)
+				;
+			if (i == n)	/* once, when in both directories */
+				n++;
+		}
+		closedir(dir);
+	}
+	qsort(names, n, sizeof(names[0]), name_cmp);
+	buf[0] = '\0';
+	for (i = 0; i < n && off + strlen(names[i]) + 2 < len; i++)
+		off += (size_t)snprintf(buf + off, len - off, "%s%s",
+					off ? " " : "", names[i]);
+	if (off == 0)
+		snprintf(buf, len, "none");
+}
+
+/* @name's file in the first directory that has it; APP_EXIT_USAGE if none. */
+static int
+preset_path(const char *prog, const char *name, char *path, size_t len)
+{
+	const char *dirs[2];
+	char list[APP_STR_LEN];
+	size_t nd = preset_dirs(dirs), d;
+	struct stat st;
+
+	if (!preset_name_ok(name)) {
+		fprintf(stderr, "%s: --preset: '%s' is not a preset name (letters, digits, '-' and '_'; a file goes to --config)\n",
+			prog, name);
+		return APP_EXIT_USAGE;
+	}
+	for (d = 0; d < nd; d++) {
+		if ((size_t)snprintf(path, len, "%s/%s.ini", dirs[d], name) >= len)
+			continue;
+		if (stat(path, &st) == 0 && S_ISREG(st.st_mode))
+			return 0;
+	}
+	preset_list(list, sizeof(list));
+	fprintf(stderr, "%s: --preset: no preset '%s' in %s%s%s (presets: %s)\n",
+		prog, name, dirs[0], nd > 1 ? " or " : "", nd > 1 ? dirs[1] : "",
+		list);
+	return APP_EXIT_USAGE;
+}
+
 int
 app_opts_parse(const char *prog, int argc, char **argv,
 	       const struct app_opt_table *tables, size_t nb)
@@ -963,7 +1084,7 @@ app_opts_parse(const char *prog, int argc, char **argv,
 	struct option lo[MAX_OPTS + 1];
 	char shortopts[2 * MAX_OPTS + 1];
 	char err[APP_ERR_LEN];
-	const char *config = NULL;
+	const char *config = NULL, *preset = NULL;
 	int c, rc;
 
 	build_longopts(tables, nb, lo, shortopts, sizeof(shortopts));
@@ -987,6 +1108,18 @@ app_opts_parse(const char *prog, int argc, char **argv,
 		o = opt_by_index(tables, nb, (size_t)(c - 256), &conf);
 		if (o != NULL && strcmp(o->name, "config") == 0)
 			config = optarg;
+		if (o != NULL && strcmp(o->name, "preset") == 0)
+			preset = optarg;
+	}
+	/* The preset, then --config over it, then the command line. */
+	if (preset != NULL) {
+		char path[PATH_MAX];
+
+		rc = preset_path(prog, preset, path, sizeof(path));
+		if (rc == 0)
+			rc = load_config(prog, path, tables, nb);
+		if (rc != 0)
+			return rc;
 	}
 	if (config != NULL) {
 		rc = load_config(prog, config, tables, nb);
@@ -1139,6 +1272,16 @@ app_opts_usage(const char *prog, const char *synopsis,
 		}
 	printf("\nEvery option can also be given in the INI file of --config,\n"
 	       "as \"name = value\" in its [section]; the command line wins.\n");
+	{
+		const char *dirs[2];
+		char list[APP_STR_LEN];
+
+		preset_dirs(dirs);
+		/* The installed directory only: help2man makes the man page. */
+		preset_list(list, sizeof(list));
+		printf("Presets (--preset NAME; NAME.ini in %s): %s.\n",
+		       dirs[0], list);
+	}
 }
 
 int

@@ -77,6 +77,7 @@ struct app_common {
 	struct app_load_spec load;
 	char report_path[APP_STR_LEN];
 	char config_path[APP_STR_LEN];
+	char preset[APP_STR_LEN];	/* a name: <presets dir>/NAME.ini */
 	uint32_t duration_s;		/* 0: until SIGINT/SIGTERM */
 	struct app_thread_sched thread_sched[APP_MAX_THREAD_SCHED];
 	unsigned int nb_thread_sched;

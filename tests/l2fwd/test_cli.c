@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
@@ -776,7 +777,7 @@ Test(l2fwd_cli, short_help_is_the_same)
 		  "-h and --help differ");
 }
 
-/* config/l2fwd-sirq.ini mentions every option of --help but three. */
+/* config/l2fwd-sirq.ini mentions every option of --help but four. */
 Test(l2fwd_cli, example_config_documents_every_option)
 {
 	struct help_opt opts[MAX_HELP_OPTS];
@@ -797,8 +798,9 @@ Test(l2fwd_cli, example_config_documents_every_option)
 	cr_assert(text != NULL && fread(text, 1, (size_t)size, f) == (size_t)size);
 	fclose(f);
 	for (i = 0; i < n; i++) {
-		/* Not keys: the file itself, --help and --version. */
+		/* Not keys: the file itself, a preset, --help and --version. */
 		if (strcmp(opts[i].name, "config") == 0 ||
+		    strcmp(opts[i].name, "preset") == 0 ||
 		    strcmp(opts[i].name, "help") == 0 ||
 		    strcmp(opts[i].name, "version") == 0)
 			continue;
@@ -1567,5 +1569,118 @@ Test(l2fwd_cli, statistics_rate_falls_to_zero_the_line_after_traffic_stops)
 		  strstr(r.out, "; forwards to port 1\n") != NULL, "%s", r.out);
 	cr_expect(strstr(r.out, "port 0 rxq 0 -> port 1 txq 0, port 1 rxq 0 -> port 0 txq 0\n") != NULL,
 		  "%s", r.out);
+	l2t_result_free(&r);
+}
+
+/* A presets directory of our own for the test (SIRQ_PRESET_DIR). */
+static const char *
+preset_dir(void)
+{
+	static char dir[512];
+	char path[600];
+
+	snprintf(dir, sizeof(dir), "%s", l2t_path("presets"));
+	mkdir(dir, 0755);
+	snprintf(path, sizeof(path), "%s/quiet-a.ini", dir);
+	l2t_write_file(path, "[run]\nduration = 1\n\n[sirq]\npolicy = mainline\n"
+		       "napi-weight = 32\nmax-restart = 7\n");
+	snprintf(path, sizeof(path), "%s/b_2.ini", dir);
+	l2t_write_file(path, "[sirq]\npolicy = kicinski\n");
+	snprintf(path, sizeof(path), "%s/not a name.ini", dir);
+	l2t_write_file(path, "[sirq]\npolicy = kicinski\n");
+	setenv("SIRQ_PRESET_DIR", dir, 1);
+	return dir;
+}
+
+Test(l2fwd_cli, unknown_preset_is_refused_naming_the_ones_there)
+{
+	const char *args[] = { "--preset", "nosuch", NULL };
+	char line[1200];
+
+	snprintf(line, sizeof(line), PROG "--preset: no preset 'nosuch' in %s "
+		 "(presets: b_2 quiet-a)", preset_dir());
+	expect_refused(args, line);
+}
+
+Test(l2fwd_cli, preset_name_that_is_a_path_is_refused_before_eal)
+{
+	const char *args[] = { "--preset", "../quiet-a", NULL };
+
+	preset_dir();
+	expect_refused(args, PROG "--preset: '../quiet-a' is not a preset name "
+		       "(letters, digits, '-' and '_'; a file goes to --config)");
+}
+
+Test(l2fwd_cli, preset_key_in_a_config_file_is_refused)
+{
+	char path[512], line[700];
+	const char *args[] = { "--config", path, NULL };
+
+	snprintf(path, sizeof(path), "%s", l2t_path("nested.ini"));
+	l2t_write_file(path, "[run]\npreset = quiet-a\n");
+	snprintf(line, sizeof(line), PROG "%s: unknown key 'preset' in [run]",
+		 path);
+	expect_refused(args, line);
+}
+
+/*
+ * The preset first, --config over it, the command line over both, key
+ * by key: the preset's duration ends the run, its max-restart stays, the
+ * file's napi-weight wins over the preset's, the command line's policy
+ * over both.
+ */
+Test(l2fwd_cli, preset_applies_under_config_and_the_command_line)
+{
+	char path[512];
+	const char *preset_only[] = { "--preset", "quiet-a", NULL };
+	const char *all[] = { "--policy", "deferred", "--config", path,
+			      "--preset", "quiet-a", NULL };
+	json_t *j;
+
+	preset_dir();
+	snprintf(path, sizeof(path), "%s", l2t_path("over.ini"));
+	l2t_write_file(path, "[sirq]\nnapi-weight = 16\n");
+
+	j = run_and_report(preset_only);
+	cr_expect_str_eq(l2t_json_str(j, "policy"), "mainline");
+	cr_expect(l2t_json_u64(lcore_config(j), "napi_weight") == 32);
+	cr_expect(l2t_json_u64(lcore_config(j), "max_restart") == 7);
+	json_decref(j);
+
+	j = run_and_report(all);
+	cr_expect_str_eq(l2t_json_str(j, "policy"), "deferred");
+	cr_expect(l2t_json_u64(lcore_config(j), "napi_weight") == 16,
+		  "--config did not override the preset");
+	cr_expect(l2t_json_u64(lcore_config(j), "max_restart") == 7,
+		  "the preset's other keys were lost");
+	json_decref(j);
+}
+
+/*
+ * The shipped preset, found by name in the source tree's config/presets
+ * (no SIRQ_PRESET_DIR): its model and mode apply; its reservation is
+ * overridden here, as the kernel admits it only on a CPU that is a root
+ * domain of its own (test l2fwd_deadline_cpuset runs one). --help names it.
+ */
+Test(l2fwd_cli, shipped_preset_loads_by_name_and_help_lists_it)
+{
+	const char *args[] = { "--preset", "net-rx-reserved",
+			       "--softirq-thread-sched", "net_rx=other",
+			       "--duration", "1", NULL };
+	const char *help[] = { "--help", NULL };
+	struct l2t_result r;
+	json_t *j;
+
+	unsetenv("SIRQ_PRESET_DIR");
+	j = run_and_report(args);
+	cr_expect_str_eq(l2t_json_str(j, "policy"), "pushdown");
+	cr_expect_str_eq(l2t_json_str(lcore_config(j), "mode"), "irq");
+	json_decref(j);
+
+	run_app(help, &r);
+	cr_expect(r.status == 0);
+	cr_expect(strstr(r.out, "Presets (--preset NAME") != NULL &&
+		  strstr(r.out, "net-rx-reserved") != NULL,
+		  "--help does not list the shipped preset:\n%s", r.out);
 	l2t_result_free(&r);
 }
