@@ -90,7 +90,10 @@
 # within one tick (100 us) of the packets' arrival: the gap is bounded by
 # the tick, small against the 8 ms stall threshold. Reports per run in
 # out/policy-lab/, all runs in out/policy-lab.json; bench/policy_plots.py
-# prints the tables and draws the plots (out/policy-lab-*.svg).
+# prints the tables and draws the plots (out/policy-lab-*.svg). With
+# stall, flood, mixed and rr all run, bench/question_plot.py prints every
+# mode against the four targets of the article's question and draws
+# out/policy-lab-question.svg (each figure over its target).
 #
 #   LAB_SCENARIOS="stall flood tick stall-harsh"   (default these four;
 #                     also mixed, flood-burn, rr)
@@ -321,5 +324,13 @@ fi
 if [[ " $SCENARIOS " == *" rr "* ]]; then
 	python3 bench/rr_lab.py out/policy-lab.json out/policy-lab-rr-quiet.json \
 		out/policy-lab-rr-stall.json --md out/policy-lab-rr.md --svg out/policy-lab-rr.svg
+fi
+# All four columns of the article's question (stall, flood, mixed, rr):
+# every mode against the targets, and the frontier plot.
+if [ -s out/policy-lab.json ] &&
+	[[ " $SCENARIOS " == *" stall "* && " $SCENARIOS " == *" flood "* &&
+	   " $SCENARIOS " == *" mixed "* && " $SCENARIOS " == *" rr "* ]]; then
+	echo "== the article's question (bench/question_plot.py)"
+	python3 bench/question_plot.py --out out out/policy-lab.json
 fi
 echo "JSON: out/policy-lab.json; tables and plots: out/policy-lab-*; reports and logs: $OUT/"
