@@ -28,9 +28,9 @@
 #define LOAD_SEED_DEFAULT 1
 /* One work unit: a few hundred ns of integer work the compiler keeps. */
 #define WORK_UNIT_STEPS 256
-/* The range sched_setattr() accepts for a fair task's slice (6.12+). */
-#define APP_SLICE_MIN_NS (100 * NS_PER_US)
-#define APP_SLICE_MAX_NS (100 * NS_PER_MS)
+/* The slices the library takes for its threads (6.12+): the same rule. */
+#define APP_SLICE_MIN_NS ((uint64_t)SIRQ_THREAD_SLICE_MIN_US * NS_PER_US)
+#define APP_SLICE_MAX_NS ((uint64_t)SIRQ_THREAD_SLICE_MAX_US * NS_PER_US)
 
 /* <linux/sched/types.h>, which glibc does not wrap. */
 struct app_sched_attr {
