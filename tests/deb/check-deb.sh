@@ -65,6 +65,10 @@ done
 for ini in "$top"/config/*.ini; do
 	expect sirq-tools "/usr/share/doc/sirq-tools/examples/$(basename "$ini")"
 done
+# --preset's directory: every preset of the tree.
+for ini in "$top"/config/presets/*.ini; do
+	expect sirq-tools "/usr/share/libsirq/presets/$(basename "$ini")"
+done
 # Nothing else in a program or library directory (the benches, tests).
 extra=$(printf '%s\n' "${!owner[@]}" | grep -E "^(/usr/bin/|$libdir/[^/]*$)" | sort |
 	grep -vxF -e "$libdir/libsirq.so.0" -e "$libdir/libsirq.so.$version" \
@@ -72,7 +76,7 @@ extra=$(printf '%s\n' "${!owner[@]}" | grep -E "^(/usr/bin/|$libdir/[^/]*$)" | s
 		"${programs[@]/#/-e/usr/bin/}" || true)
 [ -z "$extra" ] || fail "unexpected files: $extra"
 echo "deb: dpkg -c: library, headers, .a, .pc, ${#programs[@]} programs with man pages," \
-	"$(ls "$top"/config/*.ini | wc -l) example configs, each in its package"
+	"$(ls "$top"/config/*.ini | wc -l) example configs, $(ls "$top"/config/presets/*.ini | wc -l) preset(s), each in its package"
 
 # Dependencies and the symbols file.
 dpkg-deb -f "$tmp/debs/libsirq-dev_${version}_$arch.deb" Depends | grep -qF "libsirq0 (= $version)" ||
