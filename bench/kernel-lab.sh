@@ -90,6 +90,15 @@
 #                              (net.ipv4.tcp_early_retrans 0 in its
 #                              namespace): its retransmissions are then
 #                              the timeouts and fast retransmits
+#   KLAB_KSOFTIRQD_SCHED=deadline:R/P
+#                              the kernel system's ksoftirqd/N (N the
+#                              receiving CPU) given a SCHED_DEADLINE
+#                              reservation of R us every P us (chrt -d)
+#                              for its runs, kernel.sched_rt_runtime_us
+#                              at -1 meanwhile (the thread is bound to its
+#                              CPU: the root-domain rule); or fair:slice=US,
+#                              an EEVDF slice. Its runs are recorded as
+#                              the kernel "<kernel> ksoftirqd=<spec>"
 #   KLAB_BUILD=build           the build directory of the binaries
 #   KLAB_APPEND="tsc=reliable" the guest kernels' extra command line. TCG's
 #                              TSC drifts from the HPET under load; the
@@ -310,8 +319,40 @@ record() {	# json-object-text
 
 # What every run names: where it ran.
 where() {	# system policy scenario
+	local k=$KERNEL
+	[ "$1" != kernel ] || [ -z "$KSOFTIRQD_SCHED" ] || k="$KERNEL ksoftirqd=$KSOFTIRQD_SCHED"
 	printf '"kernel": "%s", "release": "%s", "system": "%s", "policy": %s, "scenario": "%s"' \
-		"$KERNEL" "$(uname -r)" "$1" "$([ "$2" = - ] && echo null || echo "\"$2\"")" "$3"
+		"$k" "$(uname -r)" "$1" "$([ "$2" = - ] && echo null || echo "\"$2\"")" "$3"
+}
+
+# KLAB_KSOFTIRQD_SCHED on ksoftirqd/RX_CPU for the kernel system's runs
+# (ksoftirqd_sched on), its old class back after them (off).
+KSOFTIRQD_SCHED=${KLAB_KSOFTIRQD_SCHED:-}
+ksoftirqd_saved_rt=
+ksoftirqd_sched() {	# on|off
+	local pid r p sl
+	[ -n "$KSOFTIRQD_SCHED" ] || return 0
+	pid=$(pgrep -x "ksoftirqd/$RX_CPU") || fail "no ksoftirqd/$RX_CPU"
+	if [ "$1" = off ]; then
+		chrt -o -p 0 "$pid"
+		[ -z "$ksoftirqd_saved_rt" ] || sysctl -qw kernel.sched_rt_runtime_us="$ksoftirqd_saved_rt"
+		return 0
+	fi
+	case $KSOFTIRQD_SCHED in
+	deadline:*/*)
+		r=${KSOFTIRQD_SCHED#deadline:}; p=${r#*/}; r=${r%/*}
+		ksoftirqd_saved_rt=$(sysctl -n kernel.sched_rt_runtime_us)
+		sysctl -qw kernel.sched_rt_runtime_us=-1
+		chrt -d --sched-runtime $((r * 1000)) --sched-deadline $((p * 1000)) \
+			--sched-period $((p * 1000)) -p 0 "$pid" ||
+			fail "ksoftirqd/$RX_CPU: chrt refused $KSOFTIRQD_SCHED" ;;
+	fair:slice=*)
+		sl=${KSOFTIRQD_SCHED#fair:slice=}
+		chrt -o --sched-runtime $((sl * 1000)) -p 0 "$pid" ||
+			fail "ksoftirqd/$RX_CPU: chrt refused $KSOFTIRQD_SCHED" ;;
+	*) fail "KLAB_KSOFTIRQD_SCHED: '$KSOFTIRQD_SCHED' is not deadline:R/P or fair:slice=US" ;;
+	esac
+	echo "   ksoftirqd/$RX_CPU: $(chrt -p "$pid" | tr '\n' ' ')"
 }
 
 loadavg() {
@@ -629,6 +670,7 @@ run_here() {
 		for system in $SYSTEMS; do
 			echo "== stall: $LOAD on CPU $RX_CPU; $CONNS connections, 64..4096 B, 1 ms apart; rto_min $RTO_MIN"
 			net_up "$system"
+			[ "$system" != kernel ] || ksoftirqd_sched on
 			for run in $(seq "$RUNS"); do
 				if [ "$system" = kernel ]; then
 					run_stall "$run"
@@ -636,6 +678,7 @@ run_here() {
 					for policy in $POLICIES; do run_libsirq_stall "$policy" "$run"; done
 				fi
 			done
+			[ "$system" != kernel ] || ksoftirqd_sched off
 			net_down
 		done
 	fi
@@ -654,6 +697,7 @@ run_here() {
 				rules_up
 			fi
 			[ "$system" = kernel ] || static_neigh
+			[ "$system" != kernel ] || ksoftirqd_sched on
 			for run in $(seq "$RUNS"); do
 				for rate in $RATES; do for cost in $COSTS; do
 					if [ "$system" = kernel ]; then
@@ -663,6 +707,7 @@ run_here() {
 					fi
 				done; done
 			done
+			[ "$system" != kernel ] || ksoftirqd_sched off
 			net_down
 		done
 	fi
@@ -742,6 +787,7 @@ run_guest() {	# kernel
 		KLAB_SECONDS="$SECONDS_PER_RUN" KLAB_RATES="$RATES" KLAB_COSTS="$COSTS" \
 		KLAB_SIZE="$SIZE" KLAB_RULES="$RULES" KLAB_LIBSIRQ_INPUT="$LIBSIRQ_INPUT" KLAB_RCVBUF="${KLAB_RCVBUF:-}" KLAB_RECEIVER="$RECEIVER" \
 		KLAB_LOAD="$LOAD" KLAB_CONNS="$CONNS" KLAB_RTO_MIN="$RTO_MIN" KLAB_TLP="$TLP" KLAB_BUILD="$BUILD" \
+		KLAB_KSOFTIRQD_SCHED="$KSOFTIRQD_SCHED" \
 		bash bench/kernel-lab.sh || fail "$k: the guest's run failed (exit $?); see $dir/console.log"
 	[ -s "$dir/runs.jsonl" ] || fail "$k: the guest wrote no runs"
 	cat "$dir/runs.jsonl" >>"$OUT/runs.jsonl"
