@@ -444,15 +444,18 @@ dl_budget_before_round(struct dl_budget *b, const struct sirq_cpu *cpu,
 			     left - DL_SLACK_NS : DL_SLACK_NS);
 }
 
-/* After a round that took @round_ns (0: none ran). */
+/*
+ * After a call that took @round_ns: all of it is runtime used, whatever
+ * it found; a round that ran and left work (@ran) also makes the average.
+ */
 static void
 dl_budget_after_round(struct dl_budget *b, const struct sirq_cpu *cpu,
-		      uint64_t round_ns)
+		      uint64_t round_ns, bool ran)
 {
 	sirq_cpu_round_limit(cpu, 0);
-	if (round_ns == 0)
-		return;
 	b->used_ns += round_ns;
+	if (!ran)
+		return;
 	b->round_avg_ns = b->round_avg_ns == 0 ? round_ns :
 		(7 * b->round_avg_ns + round_ns) / 8;
 }
@@ -506,8 +509,9 @@ sirqd_main(void *arg)
 		st = w->thread < 0 ? sirq_worker_run(w->cpu) :
 			sirq_thread_run(w->cpu, (unsigned int)w->thread);
 		if (deadline)
-			dl_budget_after_round(&dl, w->cpu, st == SIRQ_WORKER_YIELD ?
-				thread_cpu_ns(CLOCK_MONOTONIC) - round0 : 0);
+			dl_budget_after_round(&dl, w->cpu,
+					      thread_cpu_ns(CLOCK_MONOTONIC) - round0,
+					      st == SIRQ_WORKER_YIELD);
 
 		give_back_priority(w);
 		if (w->ran != NULL)
