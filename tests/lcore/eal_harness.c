@@ -167,6 +167,20 @@ now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
+void
+hold_lock(struct sirq_cpu *cpu, void *arg)
+{
+	struct lock_hold *h = arg;
+	uint64_t end = now_ns() + (uint64_t)h->ms * 1000000ULL;
+
+	(void)cpu;
+	__atomic_store_n(&h->holding, 1, __ATOMIC_SEQ_CST);
+	while (now_ns() < end)
+		;
+	__atomic_store_n(&h->holding, 0, __ATOMIC_SEQ_CST);
+	__atomic_fetch_add(&h->runs, 1, __ATOMIC_RELEASE);
+}
+
 bool
 wait_for(const volatile uint64_t *counter, uint64_t want,
 	 unsigned int timeout_ms)

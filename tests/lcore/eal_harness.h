@@ -81,6 +81,18 @@ uint64_t now_ns(void);
 bool wait_for(const volatile uint64_t *counter, uint64_t want,
 	      unsigned int timeout_ms);
 
+/*
+ * A handler that keeps the CPU, and so the BH lock, for @ms: holding is
+ * 1 while it spins, runs counts its runs. Its argument is the struct.
+ */
+struct lock_hold {
+	unsigned int ms;
+	uint32_t holding;
+	uint64_t runs;
+};
+struct sirq_cpu;
+void hold_lock(struct sirq_cpu *cpu, void *arg);
+
 /* Mbufs of the test pool not in the pool (nor its caches). */
 unsigned int pool_in_use(void);
 

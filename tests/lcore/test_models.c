@@ -205,29 +205,16 @@ Test(lcore_models, thread_sched_sets_the_class_of_a_running_thread, .timeout = 6
  * vector's thread holds the BH lock; with the lock kept for everyone
  * (pushdown-locked, CONFIG_PREEMPT_RT_NEEDS_BH_LOCK) it waits for it.
  */
-static uint32_t a_holding;
-static uint64_t a_runs, b_runs, b_during_a;
+static struct lock_hold hold_a = { .ms = HOLD_MS };
+static uint64_t b_runs, b_during_a;
 
-static void
-hold_lock(struct sirq_cpu *cpu, void *arg)
-{
-	uint64_t end = now_ns() + (uint64_t)HOLD_MS * 1000000;
-
-	(void)cpu;
-	(void)arg;
-	__atomic_store_n(&a_holding, 1, __ATOMIC_SEQ_CST);
-	while (now_ns() < end)
-		;
-	__atomic_store_n(&a_holding, 0, __ATOMIC_SEQ_CST);
-	__atomic_fetch_add(&a_runs, 1, __ATOMIC_RELEASE);
-}
 
 static void
 safe_work(struct sirq_cpu *cpu, void *arg)
 {
 	(void)cpu;
 	(void)arg;
-	if (__atomic_load_n(&a_holding, __ATOMIC_SEQ_CST))
+	if (__atomic_load_n(&hold_a.holding, __ATOMIC_SEQ_CST))
 		__atomic_fetch_add(&b_during_a, 1, __ATOMIC_RELAXED);
 	__atomic_fetch_add(&b_runs, 1, __ATOMIC_RELEASE);
 }
@@ -238,22 +225,22 @@ run_a_then_b(enum sirq_policy_id policy)
 	struct sirq_lcore *lc = lcore_with(policy);
 	struct sirq_cpu *cpu = sirq_lcore_cpu(lc);
 
-	cr_assert_eq(sirq_register(cpu, VEC_A, hold_lock, NULL, "a"), 0);
+	cr_assert_eq(sirq_register(cpu, VEC_A, hold_lock, &hold_a, "a"), 0);
 	cr_assert_eq(sirq_register_flags(cpu, VEC_B, safe_work, NULL, "b",
 					 SIRQ_VEC_BH_SAFE), 0);
 	dispatcher_launch(lc);
 	cr_assert(wait_thread("sirq-a/1", true), "no thread for vector a");
 	cr_assert(wait_thread("sirq-b/1", true), "no thread for vector b");
 	sirq_raise(cpu, VEC_A);
-	for (int i = 0; i < WAIT_MS && !__atomic_load_n(&a_holding, __ATOMIC_SEQ_CST); i++)
+	for (int i = 0; i < WAIT_MS && !__atomic_load_n(&hold_a.holding, __ATOMIC_SEQ_CST); i++)
 		usleep(1000);
-	cr_assert(__atomic_load_n(&a_holding, __ATOMIC_SEQ_CST), "a never ran");
+	cr_assert(__atomic_load_n(&hold_a.holding, __ATOMIC_SEQ_CST), "a never ran");
 	/* B raised while A holds the lock, many times. */
-	while (__atomic_load_n(&a_holding, __ATOMIC_SEQ_CST)) {
+	while (__atomic_load_n(&hold_a.holding, __ATOMIC_SEQ_CST)) {
 		sirq_raise(cpu, VEC_B);
 		usleep(2000);
 	}
-	cr_assert(wait_for(&a_runs, 1, WAIT_MS));
+	cr_assert(wait_for(&hold_a.runs, 1, WAIT_MS));
 	sirq_raise(cpu, VEC_B);
 	cr_assert(wait_for(&b_runs, 1, WAIT_MS), "b never ran");
 	dispatcher_join(lc);

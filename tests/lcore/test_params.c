@@ -64,6 +64,17 @@ field_limit(const char *name)
 	return UINT64_MAX;
 }
 
+/*
+ * A row of the range table that is a field of sirq_lcore_params: the
+ * thread_* rows are a softirq thread's attributes (sirq_lcore_thread_attr(),
+ * checked by lcore_thread_attr and l2fwd_ranges).
+ */
+static bool
+is_lcore_param(const char *name)
+{
+	return strncmp(name, "thread_", 7) != 0;
+}
+
 /* The library's log, kept in a file the test reads back. */
 static FILE *log_file;
 
@@ -183,6 +194,8 @@ Test(lcore_params, every_value_outside_its_range_is_refused_with_the_range,
 	for (i = 0; i < nb; i++) {
 		const struct sirq_param_range *r = &all[i];
 
+		if (!is_lcore_param(r->name))
+			continue;
 		if (r->min > 0)
 			n += refuse(lc, r, r->min - 1, batch, sizeof(batch), &at);
 		if (r->max < field_limit(r->name))
@@ -202,6 +215,8 @@ Test(lcore_params, every_value_outside_its_range_is_refused_with_the_range,
 	for (i = 0; i < nb; i++) {
 		const struct sirq_param_range *r = &all[i];
 
+		if (!is_lcore_param(r->name))
+			continue;
 		if (r->min > 0) {
 			snprintf(want, sizeof(want), "bad value '%" PRIu64
 				 "' for %s: %s", r->min - 1, r->name, r->why);
@@ -375,7 +390,7 @@ Test(lcore_params, every_extreme_inside_its_range_is_harmless, .timeout = 240)
 	dispatcher_join(lc);
 	all = sirq_param_ranges(&nb);
 	for (i = 0; i < nb; i++) {
-		for (e = 0; e < 2; e++) {
+		for (e = 0; e < 2 && is_lcore_param(all[i].name); e++) {
 			const struct sirq_param_range *r = &all[i];
 			uint64_t v = e == 0 ? r->min : r->max;
 
