@@ -111,6 +111,34 @@ Test(worker, pass_is_bounded_by_the_restart_limit_like_an_inline_pass)
 	harness_fini(&h);
 }
 
+/*
+ * A stopping CPU's worker begins no pass, as a CPU going down parks its
+ * ksoftirqd: the work stays pending for the stop's drain or the next
+ * launch. Running again, the next call makes the whole pass.
+ */
+Test(worker, a_stopping_cpus_worker_begins_no_pass)
+{
+	struct harness h;
+	struct probe *rx;
+
+	harness_init(&h, SIRQ_POLICY_KSOFTIRQD);
+	rx = probe_register(&h, SIRQ_NET_RX);
+	rx->reraise = PROBE_FOREVER;
+	sirq_worker_wakeup(h.cpu);
+	sirq_raise(h.cpu, SIRQ_NET_RX);
+
+	sirq_cpu_set_stopping(h.cpu, true);
+	cr_assert(eq(int, sirq_worker_run(h.cpu), SIRQ_WORKER_SLEEP));
+	cr_assert(eq(uint, rx->runs, 0));
+	cr_assert(eq(u32, sirq_pending(h.cpu), SIRQ_BIT(SIRQ_NET_RX)));
+	cr_assert(eq(u64, stats(&h)->pass_exit[SIRQ_EXIT_STOP][SIRQ_CTX_WORKER], 0));
+
+	sirq_cpu_set_stopping(h.cpu, false);
+	cr_assert(eq(int, sirq_worker_run(h.cpu), SIRQ_WORKER_YIELD));
+	cr_assert(eq(uint, rx->runs, SIRQ_MAX_RESTART_DEFAULT));
+	harness_fini(&h);
+}
+
 Test(worker, run_without_a_wakeup_still_does_pending_work)
 {
 	struct harness h;

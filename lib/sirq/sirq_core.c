@@ -1410,6 +1410,15 @@ sirq_worker_run(struct sirq_cpu *cpu)
 			return SIRQ_WORKER_EXIT;
 	}
 
+	/*
+	 * The CPU is stopping: no new pass, as a CPU going down parks its
+	 * ksoftirqd. What is pending stays for the stop's drain or the next
+	 * launch; the worker sleeps until it is parked or woken again. Else a
+	 * worker would go on with pass after pass of one handler each until
+	 * its lcore's teardown parks it, as long as that takes.
+	 */
+	if (sirq_unlikely(__atomic_load_n(&cpu->stopping, __ATOMIC_RELAXED)))
+		return SIRQ_WORKER_SLEEP;
 	if (!exec_trylock(cpu))
 		return SIRQ_WORKER_BUSY;
 	if (cpu->ops.worker_hardirq != NULL)

@@ -834,12 +834,13 @@ const struct sirq_cpu_conf *sirq_cpu_conf(const struct sirq_cpu *cpu);
 
 /**
  * Mark the CPU stopping, or running again. While it is stopping every
- * pass (the dispatcher's, sirq_bh_enable()'s, the worker's) ends at its
- * next vector boundary with SIRQ_EXIT_STOP and leaves the rest pending,
- * as it does for a lock waiter: a stop waits for one handler run, not
- * for a pass of up to max_time_ns and max_restart rounds. No worker is
- * woken and no window opens for it. sirq_lcore_stop() sets it;
- * sirq_lcore_main() clears it when it returns.
+ * pass under way (the dispatcher's, sirq_bh_enable()'s, the worker's)
+ * ends at its next vector boundary with SIRQ_EXIT_STOP and leaves the
+ * rest pending, as it does for a lock waiter: a stop waits for one
+ * handler run, not for a pass of up to max_time_ns and max_restart
+ * rounds. No worker is woken and no window opens for it, and the worker
+ * begins no pass: sirq_worker_run() returns SIRQ_WORKER_SLEEP.
+ * sirq_lcore_stop() sets it; sirq_lcore_main() clears it when it returns.
  *
  * Context: any thread, and a signal handler; never waits.
  *
@@ -1100,7 +1101,8 @@ enum sirq_irq_exit_result sirq_irq_exit(struct sirq_cpu *cpu);
  * return value tells the thread what to do next; no wake-up is lost
  * between SIRQ_WORKER_SLEEP and the thread's sleep as long as
  * ops.wake_worker leaves a token that the sleep consumes (an eventfd or
- * futex counter).
+ * futex counter). While the CPU is stopping (sirq_cpu_set_stopping()) it
+ * begins no pass and returns SIRQ_WORKER_SLEEP, the work left pending.
  *
  * Context: the CPU's worker thread only. Never waits for the lock
  * (SIRQ_WORKER_BUSY while another thread holds it); runs one pass at
