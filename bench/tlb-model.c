@@ -31,6 +31,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench_tool.h"
+
 #define PAGE_SHIFT 12
 #define MAX_ENTRIES 65536
 #define MAX_MAPS 8192
@@ -50,6 +52,8 @@ struct mapping {
 	char name[NAME_LEN + 8];	/* permissions, a space, the path */
 	uint64_t accesses, l1_misses, l2_misses, pages;
 };
+
+const char bench_prog[] = "tlb-model";
 
 static struct mapping maps[MAX_MAPS + 1];	/* the last: none of them */
 static unsigned int nb_maps;
@@ -160,29 +164,29 @@ static int
 usage(const char *prog, const char *why)
 {
 	if (why != NULL)
-		fprintf(stderr, "%s: %s\n", prog, why);
+		fprintf(stderr, "%s: %s\n", bench_prog, why);
 	fprintf(stderr,
 		"usage: %s --maps FILE --lib NAME --pc-offset HEX [--warm N] [--packets N] [--l1 N] [--l2 N] < lackey-trace\n",
 		prog);
 	return 2;
 }
 
+/* --pc-offset: hexadecimal, with or without 0x. */
 static int
-number(const char *prog, const char *opt, const char *s, int base,
-       uint64_t min, uint64_t max, uint64_t *out)
+parse_hex(const char *v, uint64_t *out)
 {
+	unsigned long long n;
 	char *end;
-	unsigned long long v;
 
 	errno = 0;
-	v = strtoull(s, &end, base);
-	if (errno != 0 || end == s || *end != '\0' || *s == '-' ||
-	    v < min || v > max) {
-		fprintf(stderr, "%s: --%s '%s': must be a number in %" PRIu64
-			"..%" PRIu64 "\n", prog, opt, s, min, max);
+	n = strtoull(v, &end, 16);
+	if (errno != 0 || end == v || *end != '\0' || *v == '-' ||
+	    n > UINT32_MAX) {
+		fprintf(stderr, "%s: --pc-offset: bad value '%s' (hexadecimal, 0..0xffffffff)\n",
+			bench_prog, v);
 		return -1;
 	}
-	*out = v;
+	*out = n;
 	return 0;
 }
 
@@ -244,24 +248,23 @@ main(int argc, char **argv)
 		case 'm': maps_file = optarg; break;
 		case 'L': lib = optarg; break;
 		case 'o':
-			if (number(argv[0], "pc-offset", optarg, 16, 0,
-				   UINT32_MAX, &pc_offset) != 0)
+			if (parse_hex(optarg, &pc_offset) != 0)
 				return 2;
 			break;
 		case 'w':
-			if (number(argv[0], "warm", optarg, 10, 0, UINT32_MAX,
-				   &warm) != 0)
+			if (bench_parse_u64("warm", optarg, 0, UINT32_MAX,
+					    &warm) != 0)
 				return 2;
 			break;
 		case 'p':
-			if (number(argv[0], "packets", optarg, 10, 1,
-				   UINT32_MAX, &want) != 0)
+			if (bench_parse_u64("packets", optarg, 1, UINT32_MAX,
+					    &want) != 0)
 				return 2;
 			break;
 		case '1':
 		case '2':
-			if (number(argv[0], c == '1' ? "l1" : "l2", optarg, 10,
-				   1, MAX_ENTRIES, &v) != 0)
+			if (bench_parse_u64(c == '1' ? "l1" : "l2", optarg, 1,
+					    MAX_ENTRIES, &v) != 0)
 				return 2;
 			*(c == '1' ? &l1_n : &l2_n) = v;
 			break;
@@ -280,7 +283,7 @@ main(int argc, char **argv)
 	memset(&l2, 0, sizeof(l2));
 	if (tlb_init(&l1, (unsigned int)l1_n) != 0 ||
 	    tlb_init(&l2, (unsigned int)l2_n) != 0) {
-		fprintf(stderr, "%s: out of memory\n", argv[0]);
+		fprintf(stderr, "%s: out of memory\n", bench_prog);
 		tlb_free(&l1);
 		tlb_free(&l2);
 		return 1;
@@ -343,7 +346,7 @@ main(int argc, char **argv)
 	if (!counting || packets == 0) {
 		fprintf(stderr, "%s: no packet counted (%s %s at 0x%" PRIx64
 			", %" PRIu64 " of %" PRIu64 " warm-up packets seen)\n",
-			argv[0], lib, pc != 0 ? "mapped, instruction" :
+			bench_prog, lib, pc != 0 ? "mapped, instruction" :
 			"never mapped, offset", pc != 0 ? pc : pc_offset,
 			counting ? warm : packets, warm);
 		return 1;

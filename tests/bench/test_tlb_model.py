@@ -103,11 +103,14 @@ def no_warm_up_counts_from_the_first_packet():
 
 def bad_input_is_refused():
     p = run(8, 100, ["--l1", "0"])
-    check(p.returncode == 2 and "--l1 '0'" in p.stderr,
+    check(p.returncode == 2 and "--l1: bad value '0'" in p.stderr,
           "--l1 0 refused, named (%d: %s)" % (p.returncode, p.stderr.strip()))
     p = run(8, 100, ["--packets", "ten"])
-    check(p.returncode == 2 and "--packets 'ten'" in p.stderr,
+    check(p.returncode == 2 and "--packets: bad value 'ten'" in p.stderr,
           "--packets ten refused, named (%s)" % p.stderr.strip())
+    p = run(8, 100, ["--pc-offset", "0xzz"])
+    check(p.returncode == 2 and "--pc-offset: bad value '0xzz'" in p.stderr,
+          "--pc-offset 0xzz refused, named (%s)" % p.stderr.strip())
     p = subprocess.run([MODEL, "--lib", "x"], capture_output=True, text=True)
     check(p.returncode == 2 and "--maps" in p.stderr, "missing options named")
     p = run(8, 100, ["--warm", "10"], maps=MAPS.replace("librte_net_null", "other"))
