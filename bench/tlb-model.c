@@ -140,11 +140,19 @@ read_maps(const char *file, const char *lib, uint64_t pc_offset)
 static struct mapping *
 mapping_of(uint64_t addr)
 {
-	unsigned int i;
+	unsigned int lo = 0, hi = nb_maps;
 
-	for (i = 0; i < nb_maps; i++)
-		if (addr >= maps[i].lo && addr < maps[i].hi)
-			return &maps[i];
+	/* /proc/PID/maps lists the mappings in address order: bisect. */
+	while (lo < hi) {
+		unsigned int mid = lo + (hi - lo) / 2;
+
+		if (addr < maps[mid].lo)
+			hi = mid;
+		else if (addr >= maps[mid].hi)
+			lo = mid + 1;
+		else
+			return &maps[mid];
+	}
 	return &maps[nb_maps];
 }
 
