@@ -20,7 +20,9 @@
 # scripts/kernel-build.sh (28 minutes the first time), the Debian ones
 # fetched from Debian's archive with their modules by
 # scripts/kernel-fetch.sh (/var/cache/libsirq/kernels, a minute the first
-# time). Inside, this script runs again and writes its runs to the share.
+# time). Inside, this script runs again and writes its runs to the share;
+# a guest whose kernel reports an RCU stall (a vCPU that TCG left halted)
+# is stopped and that kernel's runs are made again in a new guest, once.
 # At its start it records the kernel's config (/proc/config.gz, else the
 # package's config-<release>: PREEMPT_RT, PREEMPT_RT_NEEDS_BH_LOCK) and the
 # softirq threads ps shows (ksoftirqd/N, ktimers/N, backlog_napi/N, napi/,
@@ -781,7 +783,7 @@ run_guest() {	# kernel
 	echo "== $k: $image in the guest lab (at most $timeout s)"
 	scripts/guest.sh --kernel "$image" --smp 2 --mem 3072 --hugepages 0 --out "$dir" \
 		--append "$GUEST_APPEND" \
-		--timeout "$timeout" -- env KLAB_INSIDE="$k" KLAB_OUT="$dir" KLAB_KERNEL_CONFIG="$conf" \
+		--timeout "$timeout" --wedged-retries 1 -- env KLAB_INSIDE="$k" KLAB_OUT="$dir" KLAB_KERNEL_CONFIG="$conf" \
 		KLAB_SCENARIOS="$SCENARIOS" KLAB_SYSTEMS="$SYSTEMS" \
 		KLAB_POLICY="${KLAB_POLICY:-$(default_policies "$k")}" KLAB_RUNS="$RUNS" \
 		KLAB_SECONDS="$SECONDS_PER_RUN" KLAB_RATES="$RATES" KLAB_COSTS="$COSTS" \

@@ -17,10 +17,11 @@ if [ "$$" -ne 1 ] || [ $# -ne 1 ] || [ ! -f "$1/env" ]; then
 	echo "guest-init: the guest's PID 1 (scripts/guest.sh), not a command" >&2
 	exit 2
 fi
-# GUEST_OUT, GUEST_CTL, GUEST_NICS, GUEST_BIND, GUEST_HUGEPAGES
+# GUEST_OUT, GUEST_CTL, GUEST_NICS, GUEST_BIND, GUEST_HUGEPAGES, GUEST_ATTEMPT,
+# GUEST_DUMP_AFTER
 # shellcheck disable=SC1091
 . "$1/env"
-export GUEST_OUT GUEST_NICS
+export GUEST_OUT GUEST_NICS GUEST_ATTEMPT
 
 tty=/dev/ttyS1
 stty -F "$tty" raw -echo 2>/dev/null
@@ -45,8 +46,27 @@ if ! setup >&3 2>&1; then
 	echo "guest-init: setup failed (vfio-pci, hugepages or binding)" >&3
 	rc=125
 else
-	bash "$GUEST_CTL/cmd" </dev/null >&3 2>&1
+	bash "$GUEST_CTL/cmd" </dev/null >&3 2>&1 &
+	cmd=$!
+	# Shortly before the host's timeout: where the command's processes
+	# wait (a guest whose timers still run; a stopped vCPU is the RCU
+	# stall report on the console).
+	if [ "${GUEST_DUMP_AFTER:-0}" -gt 0 ]; then
+		{
+			sleep "$GUEST_DUMP_AFTER"
+			echo "guest-init: the command still runs after $GUEST_DUMP_AFTER s; its processes:"
+			ps -e -o pid,ppid,stat,wchan:28,etime,args --forest | grep -v '\[.*\]$'
+			for p in $(ps -e -o pid= -o args= | awk '$2 !~ /^\[/ { print $1 }'); do
+				[ "$p" -ne 1 ] && [ "$p" -ne "$BASHPID" ] && [ -r "/proc/$p/stack" ] || continue
+				echo "-- $p $(tr '\0' ' ' <"/proc/$p/cmdline" | cut -c1-100):"
+				cat "/proc/$p/stack" 2>/dev/null
+			done
+		} >&3 2>&1 &
+		dumper=$!
+	fi
+	wait "$cmd"
 	rc=$?
+	[ -z "${dumper:-}" ] || kill "$dumper" 2>/dev/null
 fi
 echo "$rc" >"$GUEST_CTL/rc"
 sync

@@ -44,7 +44,20 @@
 #   --monitor SOCK  QEMU's human monitor on the unix socket SOCK (set_link)
 #   --console FILE  the guest kernel's console log (default: OUT/console.log
 #                   for a given --out, else discarded unless the boot fails)
-#   --timeout S     kill the guest after S seconds (default 900): exit 124
+#   --timeout S     kill the guest after S seconds (default 900): exit 124.
+#                   A minute before (half-way under 120 s) the guest lists
+#                   the command's processes, their wait channels and
+#                   kernel stacks with its output; on the timeout the
+#                   console's tail goes to stderr
+#   --wedged-retries N
+#                   stop a guest whose kernel reports an RCU stall (a vCPU
+#                   that stopped taking interrupts: multi-threaded TCG now
+#                   and then leaves one halted with its timer's vector in
+#                   service) and run CMD again in a new guest, at most N
+#                   times; then exit 75. CMD sees GUEST_ATTEMPT (1, 2...)
+#                   and must be one that can run again. Each guest has the
+#                   whole --timeout. Without this option such a guest runs
+#                   on to its timeout
 #   --append ARGS   more kernel command-line arguments
 #   --qemu-trace EV QEMU trace events matching EV (e.g. 'e1000e_irq_*'),
 #                   repeatable, into OUT/qemu-trace.log
@@ -69,8 +82,9 @@
 # kernel (scripts/kernel-fetch.sh 7.x) unless --kernel says otherwise.
 #
 # Exit status: CMD's; 124 on timeout; 125 when the guest did not run CMD
-# (boot failure: the console's tail goes to stderr); 77 when QEMU or the
-# kernel is missing and cannot be installed (as tests skip); 2 on bad usage.
+# (boot failure: the console's tail goes to stderr); 75 when the guest
+# wedged more than --wedged-retries times; 77 when QEMU or the kernel is
+# missing and cannot be installed (as tests skip); 2 on bad usage.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -80,8 +94,9 @@ die() { echo "guest: $*" >&2; exit 2; }
 say() { echo "guest: $*" >&2; }
 usage() { sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit "${1:-0}"; }
 
+args=("$@")	# for a new guest after a wedged one
 nics=() traces=() kernel="" smp=2 mem=2048 hugepages=256 out="" monitor="" console=""
-timeout_s=900 append="" bind=1
+timeout_s=900 append="" bind=1 wedged_retries=-1
 while [ $# -gt 0 ]; do
 	case $1 in
 	--nic) [ $# -ge 2 ] || die "--nic needs a SPEC"; nics+=("$2"); shift 2 ;;
@@ -95,6 +110,10 @@ while [ $# -gt 0 ]; do
 	--console) console=${2-}; shift 2 ;;
 	--timeout) timeout_s=${2-}; shift 2 ;;
 	--append) append=${2-}; shift 2 ;;
+	--wedged-retries)
+		[ $# -ge 2 ] || die "--wedged-retries needs a number"
+		case $2 in '' | *[!0-9]*) die "--wedged-retries must be a number, not '$2'" ;; esac
+		wedged_retries=$2; shift 2 ;;
 	--qemu-trace) [ $# -ge 2 ] || die "--qemu-trace needs EVENTS"; traces+=("$2"); shift 2 ;;
 	-h | --help) usage 0 ;;
 	--) shift; break ;;
@@ -106,6 +125,9 @@ done
 for v in smp mem hugepages timeout_s; do
 	case ${!v} in '' | *[!0-9]*) die "--${v%_s} must be a number, not '${!v}'" ;; esac
 done
+# Which guest this is, counted from 1 (set by this script for a new guest).
+attempt=${GUEST_ATTEMPT:-1}
+case $attempt in '' | 0 | *[!0-9]*) die "GUEST_ATTEMPT must be a number >= 1, not '$attempt'" ;; esac
 [ "$smp" -ge 1 ] || die "--smp must be at least 1, not '$smp'"
 [ "$mem" -ge 512 ] || die "--mem must be at least 512 (MB), not '$mem'"
 [ "${#nics[@]}" -le 6 ] || die "at most 6 NICs (PCI slots 3..8), not ${#nics[@]}"
@@ -348,6 +370,14 @@ mkdir -p "$ctl"
 	printf 'GUEST_CTL=%q\n' "$ctl"
 	printf 'GUEST_BIND=%q\n' "$bind"
 	printf 'GUEST_HUGEPAGES=%q\n' "$hugepages"
+	printf 'GUEST_ATTEMPT=%q\n' "$attempt"
+	# The guest lists the command's processes this long after its start
+	# (the boot is a few seconds), so that a timeout says where they wait.
+	if [ "$timeout_s" -ge 120 ]; then
+		printf 'GUEST_DUMP_AFTER=%d\n' $((timeout_s - 60))
+	else
+		printf 'GUEST_DUMP_AFTER=%d\n' $((timeout_s / 2))
+	fi
 	bdfs=()
 	nb_ports=0
 	for i in "${!nics[@]}"; do
@@ -512,14 +542,43 @@ pids+=("$qpid")
 # CMD's output, as the guest writes it to its second serial port.
 tail -n +1 -F --pid="$qpid" "$run/cmd.out" 2>/dev/null &
 tpid=$!
+# The guest kernel's RCU stall report: a vCPU stopped (see --wedged-retries).
+wedged_rx="rcu: INFO: [^ ]+ detected stalls on CPUs|rcu: [^ ]+ kthread timer wakeup didn't happen"
+if [ "$wedged_retries" -ge 0 ]; then
+	# grep's status, not the pipeline's: tail exits on a closed pipe.
+	(grep -q -m 1 -E "$wedged_rx" < <(tail -n +1 -F --pid="$qpid" "$console" 2>/dev/null) &&
+		: >"$run/wedged" && kill -TERM "$qpid" 2>/dev/null) &
+	pids+=($!)
+fi
 qrc=0
 wait "$qpid" || qrc=$?
 wait "$tpid" 2>/dev/null || true
 
+console_tail() {
+	say "the guest's console ($console), its last lines:"
+	tail -n 30 "$console" >&2 || true
+}
 if [ -f "$ctl/rc" ]; then
 	rc=$(cat "$ctl/rc")
+elif [ -f "$run/wedged" ]; then
+	say "guest $attempt wedged: its kernel reported an RCU stall (a vCPU stopped taking interrupts):"
+	grep -E -A 12 "$wedged_rx" "$console" | head -n 40 >&2 || true
+	if [ "$own_out" -eq 0 ] && [ "$console" = "$out/console.log" ]; then
+		mv "$console" "$out/console.wedged-$attempt.log"
+		say "its console: $out/console.wedged-$attempt.log"
+	fi
+	if [ "$attempt" -le "$wedged_retries" ]; then
+		say "running the command again in a new guest ($((attempt + 1)) of $((wedged_retries + 1)))"
+		rm -rf "$ctl"
+		cleanup
+		trap - EXIT
+		GUEST_ATTEMPT=$((attempt + 1)) exec "$0" "${args[@]}"
+	fi
+	say "the guest wedged $attempt times: giving up"
+	rc=75
 elif [ "$qrc" -eq 124 ]; then
 	say "timed out after $timeout_s s"
+	console_tail
 	rc=124
 else
 	say "the guest did not run the command (qemu exit $qrc); its console:"

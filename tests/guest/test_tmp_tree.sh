@@ -20,7 +20,7 @@ cat "$t/marker" >"$t/out/seen"
 echo "out writable" >>"$t/out/seen"
 EOF
 rc=0
-(cd "$t" && ./scripts/guest.sh --out "$t/out" --timeout 300 -- bash "$t/scripts/probe.sh") \
+(cd "$t" && ./scripts/guest.sh --out "$t/out" --timeout 300 --wedged-retries 1 -- bash "$t/scripts/probe.sh") \
 	>"$t/guest.log" 2>&1 || rc=$?
 if [ "$rc" -eq 77 ]; then
 	tail -1 "$t/guest.log"
