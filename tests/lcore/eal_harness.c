@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 
+#include <dirent.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
@@ -199,6 +200,35 @@ unsigned int
 pool_in_use(void)
 {
 	return rte_mempool_in_use_count(pool);
+}
+
+pid_t
+thread_tid_named(const char *name)
+{
+	DIR *d = opendir("/proc/self/task");
+	struct dirent *e;
+	pid_t tid = 0;
+
+	cr_assert(d != NULL);
+	while (tid == 0 && (e = readdir(d)) != NULL) {
+		char path[64], comm[32] = "";
+		FILE *f;
+
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/proc/self/task/%.16s/comm",
+			 e->d_name);
+		f = fopen(path, "r");
+		if (f == NULL)
+			continue;
+		if (fgets(comm, sizeof(comm), f) != NULL)
+			comm[strcspn(comm, "\n")] = '\0';
+		fclose(f);
+		if (strcmp(comm, name) == 0)
+			tid = (pid_t)atoi(e->d_name);
+	}
+	closedir(d);
+	return tid;
 }
 
 void

@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include <criterion/criterion.h>
 
@@ -95,5 +96,11 @@ void hold_lock(struct sirq_cpu *cpu, void *arg);
 
 /* Mbufs of the test pool not in the pool (nor its caches). */
 unsigned int pool_in_use(void);
+
+/*
+ * The TID of this process's thread named @name (its comm, as
+ * rte_thread_setname() or pthread_setname_np() set it) now; 0 if none.
+ */
+pid_t thread_tid_named(const char *name);
 
 #endif /* SIRQ_EAL_HARNESS_H */

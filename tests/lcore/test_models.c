@@ -9,7 +9,6 @@
  * every mbuf back.
  */
 
-#include <dirent.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
@@ -31,32 +30,11 @@
 static bool
 thread_named(const char *name, pid_t *tid)
 {
-	char path[64], comm[32];
-	struct dirent *e;
-	bool found = false;
-	DIR *d = opendir("/proc/self/task");
+	pid_t t = thread_tid_named(name);
 
-	cr_assert(d != NULL);
-	while (!found && (e = readdir(d)) != NULL) {
-		FILE *f;
-
-		if (e->d_name[0] == '.')
-			continue;
-		snprintf(path, sizeof(path), "/proc/self/task/%.16s/comm",
-			 e->d_name);
-		f = fopen(path, "r");
-		if (f == NULL)
-			continue;
-		if (fgets(comm, sizeof(comm), f) != NULL) {
-			comm[strcspn(comm, "\n")] = '\0';
-			found = strcmp(comm, name) == 0;
-		}
-		fclose(f);
-		if (found && tid != NULL)
-			*tid = (pid_t)atoi(e->d_name);
-	}
-	closedir(d);
-	return found;
+	if (t != 0 && tid != NULL)
+		*tid = t;
+	return t != 0;
 }
 
 /* Wait until thread @name exists (@want) or is gone (!@want). */

@@ -12,7 +12,6 @@
  * kernel.sched_rt_runtime_us set it and restore it (.fini).
  */
 
-#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <pthread.h>
@@ -55,36 +54,6 @@ attr_of(pid_t tid)
 	return a;
 }
 
-/* The TID of this process's thread named @name now; 0 if none. */
-static pid_t
-thread_tid_now(const char *name)
-{
-	DIR *d = opendir("/proc/self/task");
-	struct dirent *e;
-	pid_t tid = 0;
-
-	cr_assert(d != NULL);
-	while (tid == 0 && (e = readdir(d)) != NULL) {
-		char path[64], comm[32] = "";
-		FILE *f;
-
-		if (e->d_name[0] == '.')
-			continue;
-		snprintf(path, sizeof(path), "/proc/self/task/%.16s/comm",
-			 e->d_name);
-		f = fopen(path, "r");
-		if (f == NULL)
-			continue;
-		if (fgets(comm, sizeof(comm), f) != NULL)
-			comm[strcspn(comm, "\n")] = '\0';
-		fclose(f);
-		if (strcmp(comm, name) == 0)
-			tid = (pid_t)atoi(e->d_name);
-	}
-	closedir(d);
-	return tid;
-}
-
 /*
  * No thread named @name, within WAIT_MS: a joined thread's /proc entry
  * may outlive pthread_join() by a moment (the TID futex is cleared
@@ -94,7 +63,7 @@ static bool
 thread_gone(const char *name)
 {
 	for (int i = 0; i < WAIT_MS / 10; i++) {
-		if (thread_tid_now(name) == 0)
+		if (thread_tid_named(name) == 0)
 			return true;
 		usleep(10 * 1000);
 	}
@@ -106,7 +75,7 @@ static pid_t
 thread_tid(const char *name)
 {
 	for (int i = 0; i < WAIT_MS / 10; i++) {
-		pid_t tid = thread_tid_now(name);
+		pid_t tid = thread_tid_named(name);
 
 		if (tid != 0)
 			return tid;
