@@ -790,7 +790,7 @@ run_guest() {	# kernel
 		KLAB_SIZE="$SIZE" KLAB_RULES="$RULES" KLAB_LIBSIRQ_INPUT="$LIBSIRQ_INPUT" KLAB_RCVBUF="${KLAB_RCVBUF:-}" KLAB_RECEIVER="$RECEIVER" \
 		KLAB_LOAD="$LOAD" KLAB_CONNS="$CONNS" KLAB_RTO_MIN="$RTO_MIN" KLAB_TLP="$TLP" KLAB_BUILD="$BUILD" \
 		KLAB_KSOFTIRQD_SCHED="$KSOFTIRQD_SCHED" \
-		bash bench/kernel-lab.sh || fail "$k: the guest's run failed (exit $?); see $dir/console.log"
+		bash bench/kernel-lab.sh || fail "$k: the guest's run failed (exit $?); see $dir/console*.log"
 	[ -s "$dir/runs.jsonl" ] || fail "$k: the guest wrote no runs"
 	cat "$dir/runs.jsonl" >>"$OUT/runs.jsonl"
 	cat "$dir/kernel.json" >>"$OUT/kernels.jsonl"

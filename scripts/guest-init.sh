@@ -18,7 +18,7 @@ if [ "$$" -ne 1 ] || [ $# -ne 1 ] || [ ! -f "$1/env" ]; then
 	exit 2
 fi
 # GUEST_OUT, GUEST_CTL, GUEST_NICS, GUEST_BIND, GUEST_HUGEPAGES, GUEST_ATTEMPT,
-# GUEST_DUMP_AFTER
+# GUEST_DUMP_AT
 # shellcheck disable=SC1091
 . "$1/env"
 export GUEST_OUT GUEST_NICS GUEST_ATTEMPT
@@ -46,25 +46,48 @@ if ! setup >&3 2>&1; then
 	echo "guest-init: setup failed (vfio-pci, hugepages or binding)" >&3
 	rc=125
 else
-	bash "$GUEST_CTL/cmd" </dev/null >&3 2>&1 &
-	cmd=$!
-	# Shortly before the host's timeout: where the command's processes
-	# wait (a guest whose timers still run; a stopped vCPU is the RCU
-	# stall report on the console).
-	if [ "${GUEST_DUMP_AFTER:-0}" -gt 0 ]; then
+	# Near the host's timeout (GUEST_DUMP_AT, the guest's uptime in
+	# seconds): where the command's processes wait, for a guest whose
+	# timers still run (a stopped vCPU is the console's RCU stall report).
+	# Stacks first: ps reads each command line under its process's
+	# mmap lock, which a process stuck in a fault may hold.
+	if [ "${GUEST_DUMP_AT:-0}" -gt 0 ]; then
 		{
-			sleep "$GUEST_DUMP_AFTER"
-			echo "guest-init: the command still runs after $GUEST_DUMP_AFTER s; its processes:"
-			ps -e -o pid,ppid,stat,wchan:28,etime,args --forest | grep -v '\[.*\]$'
-			for p in $(ps -e -o pid= -o args= | awk '$2 !~ /^\[/ { print $1 }'); do
-				[ "$p" -ne 1 ] && [ "$p" -ne "$BASHPID" ] && [ -r "/proc/$p/stack" ] || continue
-				echo "-- $p $(tr '\0' ' ' <"/proc/$p/cmdline" | cut -c1-100):"
-				cat "/proc/$p/stack" 2>/dev/null
+			up=$(cut -d. -f1 /proc/uptime)
+			[ "$up" -ge "$GUEST_DUMP_AT" ] || sleep $((GUEST_DUMP_AT - up))
+			self=$BASHPID
+			echo "guest-init: the command still runs at $GUEST_DUMP_AT s of uptime; where its threads wait:"
+			# No fork a thread (a fork is tens of ms under TCG): reads
+			# and bash's own string work only.
+			for t in /proc/[0-9]*/task/[0-9]*; do
+				p=${t#/proc/}
+				p=${p%%/*}
+				[ "$p" -ne 1 ] && [ "$p" -ne "$self" ] || continue
+				state="" ppid="" comm=""
+				# State comes before PPid in status.
+				while IFS=$'\t' read -r k v; do
+					case $k in
+					State:) state=$v ;;
+					PPid:) ppid=$v; break ;;
+					esac
+				done 2>/dev/null <"$t/status"
+				# User threads, and kernel threads (kthreadd's) not asleep.
+				if [ "$p" -eq 2 ] || [ "$ppid" = 2 ]; then
+					case $state in R* | D*) ;; *) continue ;; esac
+				fi
+				read -r comm 2>/dev/null <"$t/comm"
+				echo "-- $p/${t##*/} $comm ($state):"
+				while read -r line; do echo "$line"; done 2>/dev/null <"$t/stack"
 			done
+			# Bounded: ps reads command lines under the mmap locks.
+			timeout --foreground 10 ps -e -o pid,ppid,stat,wchan:28,etime,args --forest |
+				grep -v '^ *[0-9]* *2 .*\]$' | grep -v '^ *2 *0 '
 		} >&3 2>&1 &
 		dumper=$!
 	fi
-	wait "$cmd"
+	# In the foreground: a background job of a script starts with SIGINT
+	# and SIGQUIT ignored, and so would every process of the command.
+	bash "$GUEST_CTL/cmd" </dev/null >&3 2>&1
 	rc=$?
 	[ -z "${dumper:-}" ] || kill "$dumper" 2>/dev/null
 fi

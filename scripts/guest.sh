@@ -45,16 +45,19 @@
 #   --console FILE  the guest kernel's console log (default: OUT/console.log
 #                   for a given --out, else discarded unless the boot fails)
 #   --timeout S     kill the guest after S seconds (default 900): exit 124.
-#                   A minute before (half-way under 120 s) the guest lists
-#                   the command's processes, their wait channels and
-#                   kernel stacks with its output; on the timeout the
+#                   A CMD still running a minute before (half-way under
+#                   120 s; by the guest's uptime) gets the list of its
+#                   processes, their wait channels and each thread's
+#                   kernel stack in its output; on the timeout the
 #                   console's tail goes to stderr
 #   --wedged-retries N
 #                   stop a guest whose kernel reports an RCU stall (a vCPU
 #                   that stopped taking interrupts: multi-threaded TCG now
 #                   and then leaves one halted with its timer's vector in
 #                   service) and run CMD again in a new guest, at most N
-#                   times; then exit 75. CMD sees GUEST_ATTEMPT (1, 2...)
+#                   times; then exit 75. A console file of its own (not
+#                   the temporary one) is kept as <name>.wedged-K.log.
+#                   CMD sees GUEST_ATTEMPT (1, 2...)
 #                   and must be one that can run again. Each guest has the
 #                   whole --timeout. Without this option such a guest runs
 #                   on to its timeout
@@ -371,12 +374,12 @@ mkdir -p "$ctl"
 	printf 'GUEST_BIND=%q\n' "$bind"
 	printf 'GUEST_HUGEPAGES=%q\n' "$hugepages"
 	printf 'GUEST_ATTEMPT=%q\n' "$attempt"
-	# The guest lists the command's processes this long after its start
-	# (the boot is a few seconds), so that a timeout says where they wait.
+	# The guest lists where CMD's processes wait at this uptime, so that
+	# a timeout says where they hung.
 	if [ "$timeout_s" -ge 120 ]; then
-		printf 'GUEST_DUMP_AFTER=%d\n' $((timeout_s - 60))
+		printf 'GUEST_DUMP_AT=%d\n' $((timeout_s - 60))
 	else
-		printf 'GUEST_DUMP_AFTER=%d\n' $((timeout_s / 2))
+		printf 'GUEST_DUMP_AT=%d\n' $((timeout_s / 2))
 	fi
 	bdfs=()
 	nb_ports=0
@@ -535,6 +538,9 @@ cmdline+=" hugepages=$hugepages guest_ctl=${ctl##*/} guest_fs=$fs $append"
 say "kernel $release, $accel${why:+ ($why)}, $smp CPUs, $mem MB, ${#nics[@]} NICs"
 
 : >"$run/cmd.out"
+# Emptied here, not by QEMU's open: the watcher below must not read a
+# former guest's console.
+: >"$console"
 timeout --foreground -k 5 "$timeout_s" "${qemu[@]}" "${accel_args[@]}" -append "$cmdline" \
 	</dev/null >"$run/qemu.log" 2>&1 &
 qpid=$!
@@ -546,8 +552,9 @@ tpid=$!
 wedged_rx="rcu: INFO: [^ ]+ detected stalls on CPUs|rcu: [^ ]+ kthread timer wakeup didn't happen"
 if [ "$wedged_retries" -ge 0 ]; then
 	# grep's status, not the pipeline's: tail exits on a closed pipe.
+	# No kill once CMD has answered (the guest is powering off).
 	(grep -q -m 1 -E "$wedged_rx" < <(tail -n +1 -F --pid="$qpid" "$console" 2>/dev/null) &&
-		: >"$run/wedged" && kill -TERM "$qpid" 2>/dev/null) &
+		[ ! -f "$ctl/rc" ] && : >"$run/wedged" && kill -TERM "$qpid") >/dev/null 2>&1 &
 	pids+=($!)
 fi
 qrc=0
@@ -561,12 +568,14 @@ console_tail() {
 if [ -f "$ctl/rc" ]; then
 	rc=$(cat "$ctl/rc")
 elif [ -f "$run/wedged" ]; then
-	say "guest $attempt wedged: its kernel reported an RCU stall (a vCPU stopped taking interrupts):"
+	say "guest $attempt wedged: its kernel reported an RCU stall (a vCPU that stopped taking interrupts, or a CPU stuck in the kernel):"
 	grep -E -A 12 "$wedged_rx" "$console" | head -n 40 >&2 || true
-	if [ "$own_out" -eq 0 ] && [ "$console" = "$out/console.log" ]; then
-		mv "$console" "$out/console.wedged-$attempt.log"
-		say "its console: $out/console.wedged-$attempt.log"
-	fi
+	case $console in
+	"$run"/*) ;;
+	*)
+		mv "$console" "${console%.log}.wedged-$attempt.log"
+		say "its console: ${console%.log}.wedged-$attempt.log" ;;
+	esac
 	if [ "$attempt" -le "$wedged_retries" ]; then
 		say "running the command again in a new guest ($((attempt + 1)) of $((wedged_retries + 1)))"
 		rm -rf "$ctl"
