@@ -57,10 +57,10 @@
 #                   service) and run CMD again in a new guest, at most N
 #                   times; then exit 75. A console file of its own (not
 #                   the temporary one) is kept as <name>.wedged-K.log.
-#                   CMD sees GUEST_ATTEMPT (1, 2...)
-#                   and must be one that can run again. Each guest has the
-#                   whole --timeout. Without this option such a guest runs
-#                   on to its timeout
+#                   CMD sees GUEST_ATTEMPT (1, 2...) and must be one that
+#                   can run again. Each guest has the whole --timeout.
+#                   Without this option such a guest runs on to its
+#                   timeout
 #   --append ARGS   more kernel command-line arguments
 #   --qemu-trace EV QEMU trace events matching EV (e.g. 'e1000e_irq_*'),
 #                   repeatable, into OUT/qemu-trace.log
@@ -590,8 +590,8 @@ elif [ "$qrc" -eq 124 ]; then
 	console_tail
 	rc=124
 else
-	say "the guest did not run the command (qemu exit $qrc); its console:"
-	tail -n 30 "$console" >&2 || true
+	say "the guest did not run the command (qemu exit $qrc)"
+	console_tail
 	tail -n 5 "$run/qemu.log" >&2 || true
 	rc=125
 fi
