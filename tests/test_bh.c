@@ -9,6 +9,7 @@
 #include <errno.h>
 
 #include "harness.h"
+#include "sirq_private.h"
 
 Test(bh, irq_exit_while_disabled_returns_bh_disabled_and_runs_nothing)
 {
@@ -147,6 +148,90 @@ Test(bh, disabled_on_another_thread_makes_irq_exit_busy)
 	cr_assert(eq(int, bt.enable_ret, 0));
 	cr_assert(eq(uint, rx->runs, 1));
 	cr_assert(eq(int, sirq_irq_exit(h.cpu), SIRQ_IRQ_EXIT_IDLE));
+	harness_fini(&h);
+}
+
+/* Another thread's "interrupt" on the CPU: what its irq_exit() says. */
+static void *
+irq_exit_thread(void *arg)
+{
+	struct harness *h = arg;
+
+	return (void *)(intptr_t)sirq_irq_exit(h->cpu);
+}
+
+static int
+irq_exit_elsewhere(struct harness *h)
+{
+	pthread_t thr;
+	void *ret;
+
+	cr_assert(eq(int, pthread_create(&thr, NULL, irq_exit_thread, h), 0));
+	cr_assert(eq(int, pthread_join(thr, &ret), 0));
+	return (int)(intptr_t)ret;
+}
+
+/*
+ * A section inside a "hardirq" (a remote call the dispatcher runs):
+ * the kernel's local_bh_enable() runs no softirq in interrupt context,
+ * and the lock stays the interrupt's until its irq_exit(). An enable
+ * that let go of it let sirqd in beside the dispatcher, both as the
+ * lcore: a 65th call got into a queue of 64 under ASan.
+ */
+Test(bh, a_section_inside_an_irq_leaves_the_lock_and_the_work_to_irq_exit)
+{
+	struct harness h;
+	struct probe *rx;
+
+	harness_init(&h, SIRQ_POLICY_MAINLINE);
+	rx = probe_register(&h, SIRQ_NET_RX);
+
+	cr_assert(sirq_irq_enter(h.cpu));
+	cr_assert(eq(int, sirq_bh_disable(h.cpu), 0));
+	sirq_raise(h.cpu, SIRQ_NET_RX);
+	cr_assert(eq(int, sirq_bh_enable(h.cpu), 0));
+	cr_assert(eq(uint, rx->runs, 0), "ran in the interrupt, at the enable");
+	cr_assert(sirq_exec_lock_is_mine(h.cpu), "the interrupt's lock let go");
+	cr_assert(eq(int, irq_exit_elsewhere(&h), SIRQ_IRQ_EXIT_BUSY));
+	cr_assert(eq(uint, rx->runs, 0));
+
+	cr_assert(eq(int, sirq_irq_exit(h.cpu), SIRQ_IRQ_EXIT_RAN));
+	cr_assert(eq(uint, rx->runs, 1));
+	stats(&h);
+	cr_assert(eq(u64, h.st.runs[SIRQ_NET_RX][SIRQ_CTX_INLINE], 1));
+	cr_assert(not(sirq_exec_lock_is_mine(h.cpu)));
+	cr_assert(eq(int, sirq_bh_enable(h.cpu), -EPERM));
+	harness_fini(&h);
+}
+
+/* The same inside a thread that holds the lock (an unsafe tasklet's). */
+Test(bh, a_section_inside_a_lock_holder_leaves_the_lock_to_it)
+{
+	struct harness h;
+	struct probe *rx;
+
+	harness_init(&h, SIRQ_POLICY_MAINLINE);
+	rx = probe_register(&h, SIRQ_NET_RX);
+
+	sirq_exec_lock(h.cpu);
+	cr_assert(eq(int, sirq_bh_disable(h.cpu), 0));
+	cr_assert(eq(int, sirq_bh_disable(h.cpu), 0));
+	sirq_raise(h.cpu, SIRQ_NET_RX);
+	cr_assert(eq(int, sirq_bh_enable(h.cpu), 0));
+	cr_assert(eq(int, sirq_bh_enable(h.cpu), 0));
+	cr_assert(eq(int, sirq_bh_enable(h.cpu), -EPERM));
+	cr_assert(eq(uint, rx->runs, 0));
+	cr_assert(sirq_exec_lock_is_mine(h.cpu));
+	cr_assert(eq(int, irq_exit_elsewhere(&h), SIRQ_IRQ_EXIT_BUSY));
+	sirq_exec_unlock(h.cpu);
+
+	/* Let go: the next interrupt runs it; a section takes the lock again. */
+	cr_assert(eq(int, irq_exit_elsewhere(&h), SIRQ_IRQ_EXIT_RAN));
+	cr_assert(eq(uint, rx->runs, 1));
+	cr_assert(eq(int, sirq_bh_disable(h.cpu), 0));
+	cr_assert(sirq_exec_lock_is_mine(h.cpu));
+	cr_assert(eq(int, sirq_bh_enable(h.cpu), 0));
+	cr_assert(not(sirq_exec_lock_is_mine(h.cpu)));
 	harness_fini(&h);
 }
 

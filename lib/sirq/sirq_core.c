@@ -1811,6 +1811,7 @@ sirq_bh_disable(struct sirq_cpu *cpu)
 
 		if (ret != 0)
 			return ret;
+		cpu->bh_took_lock = true;
 	}
 	cpu->bh_depth++;
 	return 0;
@@ -1828,6 +1829,16 @@ sirq_bh_enable(struct sirq_cpu *cpu)
 		return -EPERM;
 	if (--cpu->bh_depth > 0 || cpu->serving)
 		return 0;
+	/*
+	 * The lock was the holder's before the section: a "hardirq" (a
+	 * remote call on the dispatcher), the worker before its pass, a
+	 * tasklet's thread. The kernel runs no softirq at a
+	 * local_bh_enable() in interrupt context; that holder runs the
+	 * pending work when it lets go, and lets go of the lock itself.
+	 */
+	if (!cpu->bh_took_lock)
+		return 0;
+	cpu->bh_took_lock = false;
 
 	/*
 	 * Outermost enable outside any pass: the kernel's do_softirq(), for

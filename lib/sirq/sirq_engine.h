@@ -1316,7 +1316,11 @@ int sirq_bh_disable(struct sirq_cpu *cpu);
  * Re-enable bottom halves (local_bh_enable()). The outermost enable runs
  * pending work through the same policy test as sirq_irq_exit(), on a
  * thread that ops.is_local accepts; elsewhere it calls ops.kick and
- * leaves the work to the CPU's dispatcher.
+ * leaves the work to the CPU's dispatcher. A section opened while the
+ * thread held the lock already (a handler, a "hardirq" between
+ * sirq_irq_enter() and sirq_irq_exit(), a remote call the dispatcher
+ * runs) ends with the lock still held and runs nothing: as in the
+ * kernel's interrupt context, the holder runs the pending work.
  *
  * Context: the thread that called sirq_bh_disable(). Never waits; the
  * outermost enable on one of the CPU's own threads may run one pass of

@@ -86,6 +86,12 @@ struct sirq_cpu {
 	uintptr_t lock_owner __attribute__((aligned(SIRQ_CACHE_LINE)));
 	/* sirq_bh_disable() nesting of the lock owner. */
 	unsigned int bh_depth;
+	/*
+	 * The outermost sirq_bh_disable() took the lock; false when it found
+	 * the lock held already (a "hardirq", the worker, a tasklet's
+	 * thread), whose holder lets go of it and runs what is pending.
+	 */
+	bool bh_took_lock;
 	/* A pass of the loop is running on the lock owner (in_serving_softirq). */
 	bool serving;
 	/*

@@ -49,6 +49,7 @@
 
 #include "eal_harness.h"
 #include "sirq.h"
+#include "sirq_private.h"
 
 #define CONTROL_CPU 0
 #define PERIOD_MS 10
@@ -567,7 +568,8 @@ ParameterizedTest(struct mode_case *mc, lcore_remote,
 struct probe {
 	int tid;			/* the thread fn ran on */
 	unsigned int lcore;		/* rte_lcore_id() there */
-	bool locked;			/* with the lcore's execution lock */
+	bool locked;			/* with the lcore's execution lock, */
+					/* kept across a section of its own */
 	uint64_t runs;
 	uint32_t hold;			/* fn spins while set */
 	uint32_t holding;		/* ... and says so */
@@ -583,7 +585,8 @@ probe_fn(struct sirq_lcore *lc, void *arg)
 	p->tid = (int)gettid();
 	p->lcore = rte_lcore_id();
 	p->locked = sirq_bh_disable(sirq_lcore_cpu(lc)) == 0 &&
-		sirq_bh_enable(sirq_lcore_cpu(lc)) == 0;
+		sirq_bh_enable(sirq_lcore_cpu(lc)) == 0 &&
+		sirq_exec_lock_is_mine(sirq_lcore_cpu(lc));
 	p->runs++;
 	__atomic_store_n(&p->holding, 1, __ATOMIC_RELEASE);
 	while (__atomic_load_n(&p->hold, __ATOMIC_ACQUIRE))
@@ -616,6 +619,7 @@ Test(lcore_remote, before_the_launch_and_after_the_return_a_call_runs_on_its_cal
 	cr_expect_eq(probe.tid, (int)gettid(), "not run on the caller");
 	cr_expect_eq(probe.lcore, TEST_LCORE, "not run as the lcore");
 	cr_expect_eq(rte_lcore_id(), 0, "the caller's lcore id not given back");
+	cr_expect(probe.locked, "not run with the lcore's lock");
 
 	dispatcher_launch(lc);
 	dispatcher_join(lc);
@@ -638,6 +642,7 @@ runs_on_the_lcore_while_it_runs(enum sirq_mode mode)
 	cr_expect_eq(sirq_lcore_call(lc, probe_fn, (void *)3), 3);
 	cr_expect_neq(probe.tid, (int)gettid(), "ran on the caller");
 	cr_expect_eq(probe.lcore, TEST_LCORE);
+	cr_expect(probe.locked, "not run with the lcore's lock, or let go of it");
 	/* The returning form, polled. */
 	cr_assert_eq(sirq_lcore_call_async(lc, &c, probe_fn, (void *)4), 0);
 	while (!sirq_call_done(&c))
@@ -771,6 +776,9 @@ full_queue(bool stop_first)
 	__atomic_store_n(&probe.hold, 1, __ATOMIC_RELEASE);
 	cr_assert_eq(sirq_lcore_call_async(lc, &blocker, probe_fn, NULL), 0);
 	cr_assert(wait_for((uint64_t *)&probe.runs, 1, 5000), "the lcore never ran the call");
+	/* Its section ended: the lcore's lock is the call's still, nobody
+	 * else runs as the lcore, and only the call's lcore dequeues. */
+	cr_expect(probe.locked, "the call's own section let go of the lcore's lock");
 	for (i = 1; i <= SIRQ_LCORE_CALLS_MAX; i++)
 		cr_assert_eq(sirq_lcore_call_async(lc, &queued[i], probe_fn,
 						   (void *)(uintptr_t)i), 0,
