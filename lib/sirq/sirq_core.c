@@ -1827,16 +1827,18 @@ sirq_bh_enable(struct sirq_cpu *cpu)
 		return -EINVAL;
 	if (!sirq_exec_lock_is_mine(cpu) || cpu->bh_depth == 0)
 		return -EPERM;
-	if (--cpu->bh_depth > 0 || cpu->serving)
-		return 0;
 	/*
-	 * The lock was the holder's before the section: a "hardirq" (a
-	 * remote call on the dispatcher), the worker before its pass, a
-	 * tasklet's thread. The kernel runs no softirq at a
-	 * local_bh_enable() in interrupt context; that holder runs the
-	 * pending work when it lets go, and lets go of the lock itself.
+	 * Nested, or the lock was the holder's before the section: a pass
+	 * (a handler's section), a "hardirq" (a remote call on the
+	 * dispatcher), the worker before its pass, a tasklet's thread. The
+	 * kernel runs no softirq at a local_bh_enable() in interrupt or
+	 * softirq context; that holder runs the pending work when it lets
+	 * go, and lets go of the lock itself. (No pass runs while a section
+	 * that took the lock is open: irq_exit() answers BH_DISABLED, the
+	 * worker cannot take the lock, and the enable below clears the
+	 * flag before its own pass.)
 	 */
-	if (!cpu->bh_took_lock)
+	if (--cpu->bh_depth > 0 || !cpu->bh_took_lock)
 		return 0;
 	cpu->bh_took_lock = false;
 
